@@ -1,0 +1,159 @@
+//! The command line: options are parsed and validated into a config first, then run. Every
+//! failure maps to one documented exit code (see README.md, "Exit codes").
+
+use crate::rules::{Position, Rules, Setup};
+use anyhow::Result;
+use clap::{Args, Parser, Subcommand};
+use std::io::Write;
+use std::time::Instant;
+
+/// Exit codes, documented in README.md.
+pub mod exit {
+    /// Everything went as asked.
+    pub const OK: i32 = 0;
+    /// `replay --verify` found a record that does not hold.
+    pub const VERIFY_FAILED: i32 = 1;
+    /// A wrong option or option value (also clap's own code for usage errors).
+    pub const USAGE: i32 = 2;
+    /// An input file is missing, unreadable or damaged.
+    pub const BAD_INPUT: i32 = 3;
+    /// A bot could not be started.
+    pub const BOT_START: i32 = 4;
+    /// Output could not be written (record, log, HTML).
+    pub const OUTPUT: i32 = 5;
+    /// Stopped by Ctrl-C or a termination signal; finished games are kept.
+    pub const INTERRUPTED: i32 = 130;
+}
+
+/// An error that carries its exit code; anything else that reaches `main` exits with USAGE.
+#[derive(Debug)]
+pub struct Failure {
+    pub code: i32,
+    pub message: String,
+}
+
+impl std::fmt::Display for Failure {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for Failure {}
+
+/// Builds an error with a given exit code.
+pub fn fail(code: i32, message: impl Into<String>) -> anyhow::Error {
+    anyhow::Error::new(Failure {
+        code,
+        message: message.into(),
+    })
+}
+
+#[derive(Parser, Debug)]
+#[command(
+    name = "multiversi",
+    version,
+    about = "Referee and match runner for Reversi for three or four players"
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum Command {
+    /// Count move sequences from the start position (a correctness and speed check).
+    Perft(PerftArgs),
+}
+
+/// Game options shared by every command that sets up a game.
+#[derive(Args, Debug, Clone)]
+pub struct GameArgs {
+    /// Number of players (3 or 4).
+    #[arg(long, default_value_t = 4)]
+    pub players: u32,
+    /// Board: 8x8, 10x10 or octagon.
+    #[arg(long, default_value = "8x8")]
+    pub board: String,
+    /// Anti-Reversi: the fewest discs win.
+    #[arg(long)]
+    pub anti: bool,
+    /// Blocked squares, comma-separated (e.g. c3,f6).
+    #[arg(long, default_value = "", value_name = "LIST")]
+    pub blocked: String,
+}
+
+#[derive(Args, Debug)]
+pub struct PerftArgs {
+    #[command(flatten)]
+    pub game: GameArgs,
+    /// Also block N squares drawn at random from --seed.
+    #[arg(long, default_value_t = 0, value_name = "N")]
+    pub blocked_random: u32,
+    /// Seed for --blocked-random.
+    #[arg(long, default_value_t = 0)]
+    pub seed: u64,
+    /// Largest depth; every depth from 1 is printed.
+    pub depth: u32,
+}
+
+impl GameArgs {
+    /// Validates the game options into rules; errors name the culprit and exit with USAGE.
+    pub fn rules(&self, blocked_random: u32, seed: u64) -> Result<Rules> {
+        let setup = Setup {
+            players: self.players,
+            board: self.board.clone(),
+            anti: self.anti,
+            blocked: self.blocked.clone(),
+            blocked_random,
+            seed,
+        };
+        Rules::from_setup(&setup).map_err(|e| fail(exit::USAGE, e.to_string()))
+    }
+}
+
+fn run_perft(args: &PerftArgs) -> Result<()> {
+    let rules = args.game.rules(args.blocked_random, args.seed)?;
+    let position = Position::new(rules);
+    let mut out = std::io::stdout().lock();
+    let started = Instant::now();
+    let mut last = 0;
+    for depth in 1..=args.depth {
+        last = position.perft(depth);
+        writeln!(out, "{depth} {last}")?;
+        out.flush()?;
+    }
+    let secs = started.elapsed().as_secs_f64();
+    eprintln!(
+        "perft {}: {:.3} s, {:.1} M leaves/s (last depth)",
+        args.depth,
+        secs,
+        last as f64 / secs.max(1e-9) / 1e6
+    );
+    Ok(())
+}
+
+/// Runs a parsed command line.
+pub fn run(cli: Cli) -> Result<()> {
+    match cli.command {
+        Command::Perft(args) => run_perft(&args),
+    }
+}
+
+/// Parses the command line, runs it, prints any error and returns the exit code.
+pub fn main() -> i32 {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => {
+            let _ = e.print();
+            return if e.use_stderr() { exit::USAGE } else { exit::OK };
+        }
+    };
+    match run(cli) {
+        Ok(()) => exit::OK,
+        Err(e) => {
+            let code = e.downcast_ref::<Failure>().map_or(exit::USAGE, |f| f.code);
+            eprintln!("multiversi: {e:#}");
+            code
+        }
+    }
+}

@@ -1,0 +1,435 @@
+//! The validated game position that the referee, the records and replay use. It wraps the fast
+//! bitboard core of the right size and speaks in squares, seats and reasons; every move that
+//! comes from outside passes the one legality gate, `Position::play`.
+
+use super::bitboard::{Bits, Board, MoveKind, NEUTRAL};
+use super::setup::Rules;
+use super::square::Square;
+use serde::{Deserialize, Serialize};
+use std::fmt;
+use std::sync::Arc;
+
+/// Seat numbers in move order; seat 0 is Black.
+pub type Seat = usize;
+
+/// The four colours in seat order.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Colour {
+    Black,
+    White,
+    Red,
+    Green,
+}
+
+impl Colour {
+    pub const ALL: [Colour; 4] = [Colour::Black, Colour::White, Colour::Red, Colour::Green];
+
+    pub fn of_seat(seat: Seat) -> Colour {
+        Colour::ALL[seat % 4]
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Colour::Black => "black",
+            Colour::White => "white",
+            Colour::Red => "red",
+            Colour::Green => "green",
+        }
+    }
+
+    /// The character for this colour's discs in board rows.
+    pub fn letter(self) -> char {
+        match self {
+            Colour::Black => 'B',
+            Colour::White => 'W',
+            Colour::Red => 'R',
+            Colour::Green => 'G',
+        }
+    }
+}
+
+impl fmt::Display for Colour {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// What a square holds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Cell {
+    Empty,
+    Disc(Colour),
+    Neutral,
+    Blocked,
+    OffBoard,
+}
+
+impl Cell {
+    /// The character used in board rows (protocol, records, plain text): `B W R G` for discs,
+    /// `N` neutral, `.` empty, `#` blocked, `-` not part of the board.
+    pub fn letter(self) -> char {
+        match self {
+            Cell::Empty => '.',
+            Cell::Disc(c) => c.letter(),
+            Cell::Neutral => 'N',
+            Cell::Blocked => '#',
+            Cell::OffBoard => '-',
+        }
+    }
+}
+
+/// Why a move was refused.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum IllegalReason {
+    GameOver,
+    OffBoard,
+    Blocked,
+    Occupied,
+    /// A placing move while the player has a flipping move.
+    FlipsNothing,
+    /// A placing move on a square that touches no disc.
+    TouchesNoDisc,
+}
+
+impl fmt::Display for IllegalReason {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            IllegalReason::GameOver => "the game is over",
+            IllegalReason::OffBoard => "the square is not on the board",
+            IllegalReason::Blocked => "the square is blocked",
+            IllegalReason::Occupied => "the square is occupied",
+            IllegalReason::FlipsNothing => "the move flips nothing while a flipping move exists",
+            IllegalReason::TouchesNoDisc => "the square touches no disc",
+        })
+    }
+}
+
+/// An illegal move, with the square and the reason.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct IllegalMove {
+    pub square: Square,
+    pub reason: IllegalReason,
+}
+
+impl fmt::Display for IllegalMove {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "illegal move {}: {}", self.square, self.reason)
+    }
+}
+
+impl std::error::Error for IllegalMove {}
+
+/// A move as played: who, where, what it flipped.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PlayedMove {
+    pub seat: Seat,
+    pub square: Square,
+    pub kind: MoveKind,
+    /// Flipped squares in board order (row by row).
+    pub flips: Vec<Square>,
+}
+
+/// The result of a finished game.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "lowercase")]
+pub enum Outcome {
+    Win { winner: Seat },
+    Draw,
+}
+
+impl Outcome {
+    /// The outcome from the scores: the most discs wins (the fewest with Anti-Reversi); a tie for
+    /// the best count is a draw for the whole table. Only seats in `eligible` can win or tie;
+    /// the referee uses this to rank disqualified bots below everyone.
+    pub fn decide(scores: &[u32], anti: bool, eligible: &[bool]) -> Outcome {
+        let candidates = || {
+            scores
+                .iter()
+                .enumerate()
+                .filter(|&(s, _)| eligible.get(s).copied().unwrap_or(false))
+        };
+        let best = if anti {
+            candidates().map(|(_, &n)| n).min()
+        } else {
+            candidates().map(|(_, &n)| n).max()
+        };
+        let Some(best) = best else {
+            return Outcome::Draw;
+        };
+        let mut leaders = candidates().filter(|&(_, &n)| n == best);
+        match (leaders.next(), leaders.next()) {
+            (Some((seat, _)), None) => Outcome::Win { winner: seat },
+            _ => Outcome::Draw,
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+enum Core {
+    Small(Board<u64>),
+    Large(Board<u128>),
+}
+
+/// Runs the same code on whichever bitboard size the position has.
+macro_rules! with_board {
+    ($core:expr, $b:ident => $body:expr) => {
+        match $core {
+            Core::Small($b) => $body,
+            Core::Large($b) => $body,
+        }
+    };
+}
+
+/// A position of a game with validated rules.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Position {
+    rules: Arc<Rules>,
+    core: Core,
+    ply: u32,
+}
+
+fn start_board<B: Bits>(rules: &Rules) -> Board<B> {
+    let side = rules.side();
+    let mut playable = B::ZERO;
+    for sq in rules.board.squares() {
+        if !rules.blocked.contains(&sq) {
+            playable |= B::bit(sq.index(side));
+        }
+    }
+    let mut discs = [B::ZERO; 5];
+    for (i, sq) in rules.board.centre().iter().enumerate() {
+        let owner = if i == 3 && rules.players == 3 {
+            NEUTRAL
+        } else {
+            i
+        };
+        discs[owner] |= B::bit(sq.index(side));
+    }
+    let occupied = discs.iter().fold(B::ZERO, |a, &d| a | d);
+    Board {
+        discs,
+        occupied,
+        playable,
+        players: rules.players,
+        to_move: 0,
+        out: 0,
+    }
+}
+
+fn squares_of<B: Bits>(set: B, side: u8) -> Vec<Square> {
+    set.iter().map(|i| Square::from_index(i, side)).collect()
+}
+
+fn set_of<B: Bits>(squares: &[Square], side: u8) -> B {
+    squares
+        .iter()
+        .fold(B::ZERO, |acc, sq| acc | B::bit(sq.index(side)))
+}
+
+impl Position {
+    /// The starting position.
+    pub fn new(rules: Rules) -> Position {
+        let core = if rules.side() == 8 {
+            Core::Small(start_board(&rules))
+        } else {
+            Core::Large(start_board(&rules))
+        };
+        Position {
+            rules: Arc::new(rules),
+            core,
+            ply: 0,
+        }
+    }
+
+    pub fn rules(&self) -> &Rules {
+        &self.rules
+    }
+
+    /// Number of moves played so far.
+    pub fn ply(&self) -> u32 {
+        self.ply
+    }
+
+    /// The seat to move (meaningless once the game is over).
+    pub fn to_move(&self) -> Seat {
+        with_board!(&self.core, b => b.to_move as Seat)
+    }
+
+    pub fn is_over(&self) -> bool {
+        with_board!(&self.core, b => b.is_over())
+    }
+
+    /// The legal moves in board order and their kind; empty once the game is over.
+    pub fn legal_moves(&self) -> (Vec<Square>, MoveKind) {
+        let side = self.rules.side();
+        with_board!(&self.core, b => {
+            let (moves, kind) = b.legal_moves();
+            (squares_of(moves, side), kind)
+        })
+    }
+
+    pub fn cell(&self, sq: Square) -> Cell {
+        if !self.rules.board.contains(sq) {
+            return Cell::OffBoard;
+        }
+        if self.rules.blocked.contains(&sq) {
+            return Cell::Blocked;
+        }
+        let i = sq.index(self.rules.side());
+        with_board!(&self.core, b => {
+            match b.discs.iter().position(|d| d.has(i)) {
+                None => Cell::Empty,
+                Some(NEUTRAL) => Cell::Neutral,
+                Some(seat) => Cell::Disc(Colour::of_seat(seat)),
+            }
+        })
+    }
+
+    /// The board as one string per row, top row first, in the characters of `Cell::letter`.
+    pub fn rows(&self) -> Vec<String> {
+        let n = self.rules.side();
+        (0..n)
+            .map(|row| {
+                (0..n)
+                    .map(|col| self.cell(Square::new(col, row)).letter())
+                    .collect()
+            })
+            .collect()
+    }
+
+    /// Each seat's number of discs of its own colour (neutral discs count for nobody).
+    pub fn scores(&self) -> Vec<u32> {
+        with_board!(&self.core, b => b.scores())
+    }
+
+    /// The outcome once the game is over, among all seats still in the game.
+    pub fn outcome(&self) -> Option<Outcome> {
+        if !self.is_over() {
+            return None;
+        }
+        Some(Outcome::decide(
+            &self.scores(),
+            self.rules.anti,
+            &self.in_game(),
+        ))
+    }
+
+    /// For each seat, whether it still takes turns (not removed by `remove_seat`).
+    pub fn in_game(&self) -> Vec<bool> {
+        let out = with_board!(&self.core, b => b.out);
+        (0..self.rules.players as usize)
+            .map(|s| out & (1 << s) == 0)
+            .collect()
+    }
+
+    /// Takes a seat out of the turn order: its discs stay, its turns are skipped from now on. This
+    /// is the referee's sanction for a faulty bot, not a rule of the game. Removing the last seat
+    /// still in the game is refused (returns false).
+    pub fn remove_seat(&mut self, seat: Seat) -> bool {
+        let players = self.rules.players as usize;
+        with_board!(&mut self.core, b => {
+            let out = b.out | (1 << seat);
+            if seat >= players || out.count_ones() as usize >= players {
+                return false;
+            }
+            b.out = out;
+            if b.to_move as Seat == seat {
+                b.to_move = b.next_seat(b.to_move);
+            }
+            true
+        })
+    }
+
+    /// Checks a move of the player to move and says what it would do, without playing it.
+    pub fn check(&self, sq: Square) -> Result<PlayedMove, IllegalMove> {
+        let illegal = |reason| IllegalMove { square: sq, reason };
+        if !self.rules.board.contains(sq) {
+            return Err(illegal(IllegalReason::OffBoard));
+        }
+        if self.rules.blocked.contains(&sq) {
+            return Err(illegal(IllegalReason::Blocked));
+        }
+        let side = self.rules.side();
+        let i = sq.index(side);
+        with_board!(&self.core, b => {
+            if b.is_over() {
+                return Err(illegal(IllegalReason::GameOver));
+            }
+            if b.occupied.has(i) {
+                return Err(illegal(IllegalReason::Occupied));
+            }
+            let flipped = b.flips(i);
+            let kind = if !flipped.is_empty() {
+                MoveKind::Flipping
+            } else if !b.flipping_moves().is_empty() {
+                return Err(illegal(IllegalReason::FlipsNothing));
+            } else if !b.placing_moves().has(i) {
+                return Err(illegal(IllegalReason::TouchesNoDisc));
+            } else {
+                MoveKind::Placing
+            };
+            Ok(PlayedMove {
+                seat: b.to_move as Seat,
+                square: sq,
+                kind,
+                flips: squares_of(flipped, side),
+            })
+        })
+    }
+
+    /// The legality gate: plays a move of the player to move, or returns why it is illegal and
+    /// leaves the position unchanged.
+    pub fn play(&mut self, sq: Square) -> Result<PlayedMove, IllegalMove> {
+        let played = self.check(sq)?;
+        let side = self.rules.side();
+        let i = sq.index(side);
+        with_board!(&mut self.core, b => {
+            b.play_unchecked(i, set_of(&played.flips, side));
+        });
+        self.ply += 1;
+        Ok(played)
+    }
+
+    /// Counts the move sequences of exactly `depth` moves from here (see RULES.md).
+    pub fn perft(&self, depth: u32) -> u64 {
+        with_board!(&self.core, b => super::bitboard::perft(b, depth))
+    }
+
+    /// The 8×8 core, for code that searches on bitboards directly (bots).
+    pub fn small_board(&self) -> Option<&Board<u64>> {
+        match &self.core {
+            Core::Small(b) => Some(b),
+            Core::Large(_) => None,
+        }
+    }
+
+    /// The 10×10 / Octagon core, for code that searches on bitboards directly (bots).
+    pub fn large_board(&self) -> Option<&Board<u128>> {
+        match &self.core {
+            Core::Large(b) => Some(b),
+            Core::Small(_) => None,
+        }
+    }
+}
+
+impl fmt::Display for Position {
+    /// A plain-text board with coordinates, as `--show` prints it.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let n = self.rules.side();
+        write!(f, "   ")?;
+        for col in 0..n {
+            write!(f, " {}", (b'a' + col) as char)?;
+        }
+        writeln!(f)?;
+        for (row, text) in self.rows().iter().enumerate() {
+            write!(f, "{:>3}", row + 1)?;
+            for c in text.chars() {
+                write!(f, " {c}")?;
+            }
+            writeln!(f)?;
+        }
+        Ok(())
+    }
+}
