@@ -1,4 +1,4 @@
 //! The integration tests: one binary, a module per area, small helpers in `support`.
 
-mod support;
 mod cli;
+mod support;
