@@ -383,7 +383,7 @@ impl BotProcess {
     /// Whether a complete line (or too long a line, or end of output) is already waiting,
     /// without waiting for one. The referee uses this to catch output nobody asked for.
     pub fn has_unread_output(&mut self) -> bool {
-        self.fill(Some(Duration::ZERO));
+        self.fill(Duration::ZERO);
         self.buffer.contains(&b'\n') || (!self.buffer.is_empty() && self.eof)
     }
 
@@ -421,48 +421,43 @@ impl BotProcess {
             if now >= deadline {
                 return Received::Timeout;
             }
-            self.fill(Some(deadline - now));
+            self.fill(deadline - now);
         }
     }
 
-    /// Waits up to `wait` (forever for None) for output, writing pending input meanwhile, and
-    /// reads whatever has arrived.
-    fn fill(&mut self, wait: Option<Duration>) {
-        let mut fds = [
+    /// Waits up to `wait` for output, writing pending input meanwhile, and reads whatever has
+    /// arrived.
+    fn fill(&mut self, wait: Duration) {
+        wait_any(&mut [self], wait);
+    }
+
+    /// The descriptors to wait on: stdout for reading, stdin for writing when input is pending.
+    fn poll_fds(&self) -> [libc::pollfd; 2] {
+        let stdin = match &self.stdin {
+            Some(stdin) if !self.pending.is_empty() => stdin.as_raw_fd(),
+            _ => -1,
+        };
+        [
             libc::pollfd {
-                fd: self.stdout.as_raw_fd(),
+                fd: if self.eof {
+                    -1
+                } else {
+                    self.stdout.as_raw_fd()
+                },
                 events: libc::POLLIN,
                 revents: 0,
             },
             libc::pollfd {
-                fd: -1,
+                fd: stdin,
                 events: libc::POLLOUT,
                 revents: 0,
             },
-        ];
-        if !self.pending.is_empty() {
-            if let Some(stdin) = &self.stdin {
-                fds[1].fd = stdin.as_raw_fd();
-            }
-        }
-        let timeout = wait.map(|d| libc::timespec {
-            tv_sec: d.as_secs().min(i32::MAX as u64) as libc::time_t,
-            tv_nsec: d.subsec_nanos() as libc::c_long,
-        });
-        let timeout_ptr = timeout
-            .as_ref()
-            .map_or(std::ptr::null(), |t| t as *const libc::timespec);
-        // SAFETY: two valid pollfd entries; a null or valid timespec.
-        let ready = unsafe { libc::ppoll(fds.as_mut_ptr(), 2, timeout_ptr, std::ptr::null()) };
-        if ready <= 0 {
-            return;
-        }
-        if fds[1].revents != 0 {
-            self.flush_pending();
-        }
-        if fds[0].revents != 0 {
-            self.read_available();
-        }
+        ]
+    }
+
+    /// Whether `recv_line` would return at once (a line, an over-long line, or end of output).
+    pub fn has_news(&self, cap: usize) -> bool {
+        self.eof || self.buffer.len() > cap || self.buffer[self.scanned..].contains(&b'\n')
     }
 
     fn read_available(&mut self) {
@@ -615,6 +610,37 @@ fn drain_stderr(mut stderr: std::process::ChildStderr, sink: Arc<Mutex<StderrSin
     }
 }
 
+/// Waits up to `wait` until any of the bots has output (or takes pending input), and reads and
+/// writes what it can. Used to wait for several bots against one deadline (the `ready` answers)
+/// without letting one slow bot delay noticing the others.
+pub fn wait_any(bots: &mut [&mut BotProcess], wait: Duration) {
+    let mut fds: Vec<libc::pollfd> = bots.iter().flat_map(|b| b.poll_fds()).collect();
+    let timeout = libc::timespec {
+        tv_sec: wait.as_secs().min(i32::MAX as u64) as libc::time_t,
+        tv_nsec: wait.subsec_nanos() as libc::c_long,
+    };
+    // SAFETY: valid pollfd entries (fd -1 is ignored by the kernel) and a valid timespec.
+    let ready = unsafe {
+        libc::ppoll(
+            fds.as_mut_ptr(),
+            fds.len() as libc::nfds_t,
+            &timeout,
+            std::ptr::null(),
+        )
+    };
+    if ready <= 0 {
+        return;
+    }
+    for (bot, pair) in bots.iter_mut().zip(fds.chunks(2)) {
+        if pair[1].revents != 0 {
+            bot.flush_pending();
+        }
+        if pair[0].revents != 0 {
+            bot.read_available();
+        }
+    }
+}
+
 /// Describes how a process ended, for fault records: `exit code 3` or `killed by signal 11 (SIGSEGV)`.
 pub fn describe_status(status: Option<ExitStatus>) -> String {
     match status {
@@ -688,6 +714,22 @@ mod tests {
         let pid = bot.pid();
         bot.kill();
         assert!(!Path::new(&format!("/proc/{pid}")).exists());
+    }
+
+    #[test]
+    fn a_bot_that_never_reads_never_blocks_the_referee() {
+        let argv: Vec<String> = ["sleep", "30"].iter().map(|s| s.to_string()).collect();
+        let mut bot = BotProcess::spawn(&argv, None, None).unwrap();
+        let started = Instant::now();
+        // Far more than a pipe holds: the rest waits in the referee's buffer.
+        for _ in 0..64 {
+            bot.send(&[b'x'; 16384]);
+        }
+        let deadline = Instant::now() + Duration::from_millis(100);
+        assert_eq!(bot.recv_line(deadline, 100), Received::Timeout);
+        assert!(started.elapsed() < Duration::from_secs(10));
+        assert!(!bot.pending.is_empty());
+        bot.kill();
     }
 
     #[test]

@@ -1,5 +1,6 @@
 //! The integration tests: one binary, a module per area, small helpers in `support`.
 
 mod cli;
+mod faults;
 mod matches;
 mod support;
