@@ -4,7 +4,7 @@
 
 use crate::bots;
 use crate::cli::{exit, fail};
-use crate::process::{install_signal_handlers, interrupted, split_command};
+use crate::process::{install_signal_handlers, interrupted, split_command, Guard};
 use crate::protocol::TimeControl;
 use crate::record::{FaultRecord, GameRecord, SeatRecord};
 use crate::referee::{play_game, GameSetup, Observer, Player};
@@ -392,6 +392,10 @@ pub fn run_match(args: &MatchArgs) -> Result<()> {
         ),
         None => None,
     };
+    let exe = std::env::current_exe()
+        .map_err(|e| fail(exit::BOT_START, format!("cannot find this program: {e}")))?;
+    let _guard = Guard::start(&exe, &["guard"])
+        .map_err(|e| fail(exit::BOT_START, format!("cannot start the watchdog: {e}")))?;
     // Every bot must start before any game begins: a wrong command is an error, not a fault.
     for (i, p) in config.players.iter_mut().enumerate() {
         p.ensure_started().map_err(|e| {

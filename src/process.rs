@@ -116,14 +116,99 @@ fn register_group(pgid: i32) {
             .compare_exchange(0, pgid, Ordering::SeqCst, Ordering::SeqCst)
             .is_ok()
         {
-            return;
+            break;
+        }
+    }
+    tell_guard(&format!("+{pgid}\n"));
+}
+
+fn unregister_group(pgid: i32) {
+    let mut known = false;
+    for slot in &GROUPS {
+        known |= slot
+            .compare_exchange(pgid, 0, Ordering::SeqCst, Ordering::SeqCst)
+            .is_ok();
+    }
+    if known {
+        tell_guard(&format!("-{pgid}\n"));
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The guard: kills bot groups if the referee dies without a chance to do it (SIGKILL).
+
+/// The pipe to the guard process, when one runs.
+static GUARD: Mutex<Option<ChildStdin>> = Mutex::new(None);
+
+fn tell_guard(line: &str) {
+    if let Ok(mut guard) = GUARD.lock() {
+        if let Some(pipe) = guard.as_mut() {
+            // A few bytes into a pipe the guard drains at once; if the guard is gone, the
+            // referee still kills its groups itself on every path it lives through.
+            if pipe.write_all(line.as_bytes()).is_err() {
+                *guard = None;
+            }
         }
     }
 }
 
-fn unregister_group(pgid: i32) {
-    for slot in &GROUPS {
-        let _ = slot.compare_exchange(pgid, 0, Ordering::SeqCst, Ordering::SeqCst);
+/// A watchdog process that outlives a killed referee by an instant. The parent-death signal
+/// kills each bot leader, but not the helpers a bot may have started; the guard is told every
+/// bot's process group and kills the groups still listed when its input ends, which happens
+/// when the referee exits for any reason, SIGKILL included.
+pub struct Guard {
+    child: Child,
+}
+
+impl Guard {
+    /// Starts `program args…` as the guard (this binary's hidden `guard` command).
+    pub fn start(program: &Path, args: &[&str]) -> io::Result<Guard> {
+        let mut child = Command::new(program)
+            .args(args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            // Its own group, so that Ctrl-C at the terminal does not end it before the referee.
+            .process_group(0)
+            .spawn()?;
+        let pipe = child.stdin.take();
+        if let Ok(mut guard) = GUARD.lock() {
+            *guard = pipe;
+        }
+        Ok(Guard { child })
+    }
+}
+
+impl Drop for Guard {
+    /// On a normal end every group is already gone: closing the pipe lets the guard exit.
+    fn drop(&mut self) {
+        if let Ok(mut guard) = GUARD.lock() {
+            *guard = None;
+        }
+        let _ = self.child.wait();
+    }
+}
+
+/// The guard's side: reads `+PGID` / `-PGID` lines until its input ends, then kills every
+/// group still listed.
+pub fn run_guard() {
+    let mut groups: Vec<i32> = Vec::new();
+    let stdin = io::stdin();
+    let mut line = String::new();
+    let mut input = stdin.lock();
+    while matches!(io::BufRead::read_line(&mut input, &mut line), Ok(n) if n > 0) {
+        let text = line.trim();
+        if let Some(pgid) = text.strip_prefix('+').and_then(|n| n.parse().ok()) {
+            groups.push(pgid);
+        } else if let Some(pgid) = text.strip_prefix('-').and_then(|n| n.parse::<i32>().ok()) {
+            groups.retain(|&g| g != pgid);
+        }
+        line.clear();
+    }
+    for pgid in groups {
+        if pgid > 1 {
+            kill_group(pgid);
+        }
     }
 }
 

@@ -3,4 +3,5 @@
 mod cli;
 mod faults;
 mod matches;
+mod signals;
 mod support;
