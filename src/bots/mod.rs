@@ -2,6 +2,8 @@
 //! protocol loop so that it is a bot process like any other, and the referee cannot tell it apart
 //! from a bot written in another language.
 
+pub mod serve;
+
 use crate::rng::Rng;
 use crate::rules::{MoveKind, Position, Rules, Seat, Square};
 use std::time::Instant;
