@@ -63,6 +63,8 @@ pub struct Cli {
 pub enum Command {
     /// Count move sequences from the start position (a correctness and speed check).
     Perft(PerftArgs),
+    /// Show recorded games again: in the terminal, as an HTML viewer, or verified by the rules.
+    Replay(crate::replay::ReplayArgs),
 }
 
 /// Game options shared by every command that sets up a game.
@@ -136,6 +138,7 @@ fn run_perft(args: &PerftArgs) -> Result<()> {
 pub fn run(cli: Cli) -> Result<()> {
     match cli.command {
         Command::Perft(args) => run_perft(&args),
+        Command::Replay(args) => crate::replay::run(&args),
     }
 }
 

@@ -3,5 +3,6 @@
 pub mod bots;
 pub mod cli;
 pub mod record;
+pub mod replay;
 pub mod rng;
 pub mod rules;

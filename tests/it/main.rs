@@ -1,4 +1,6 @@
 //! The integration tests: one binary, a module per area, small helpers in `support`.
 
 mod cli;
+mod records;
+mod replay;
 mod support;
