@@ -67,6 +67,8 @@ pub enum Command {
     Match(crate::matches::MatchArgs),
     /// Run a built-in bot speaking the bot protocol on stdin/stdout.
     Bot(BotArgs),
+    /// Show recorded games again: in the terminal, as an HTML viewer, or verified by the rules.
+    Replay(crate::replay::ReplayArgs),
     /// The benchmark's instant bot (first legal move, no JSON parsing); see bench/referee.sh.
     #[command(hide = true)]
     BenchBot,
@@ -175,6 +177,7 @@ pub fn run(cli: Cli) -> Result<()> {
         Command::Perft(args) => run_perft(&args),
         Command::Match(args) => crate::matches::run_match(&args),
         Command::Bot(args) => run_bot(&args),
+        Command::Replay(args) => crate::replay::run(&args),
         Command::BenchBot => {
             crate::bots::serve::serve_instant().map_err(|e| fail(exit::BAD_INPUT, e))
         }

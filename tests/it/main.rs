@@ -3,4 +3,6 @@
 mod cli;
 mod reference;
 mod matches;
+mod records;
+mod replay;
 mod support;
