@@ -1,5 +1,6 @@
 //! The integration tests: one binary, a module per area, small helpers in `support`.
 
+mod bots;
 mod cli;
 mod reference;
 mod matches;
