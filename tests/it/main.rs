@@ -1,4 +1,5 @@
 //! The integration tests: one binary, a module per area, small helpers in `support`.
 
-mod support;
 mod cli;
+mod starter_bots;
+mod support;
