@@ -222,6 +222,11 @@ fn squares_of<B: Bits>(set: B, side: u8) -> Vec<Square> {
     set.iter().map(|i| Square::from_index(i, side)).collect()
 }
 
+/// The same set of squares in a (possibly) smaller bitboard type.
+fn narrow<B: Bits>(wide: u128) -> B {
+    wide.iter().fold(B::ZERO, |acc, i| acc | B::bit(i))
+}
+
 fn set_of<B: Bits>(squares: &[Square], side: u8) -> B {
     squares
         .iter()
@@ -241,6 +246,72 @@ impl Position {
             core,
             ply: 0,
         }
+    }
+
+    /// A position from board rows as the protocol and records write them (see `Cell::letter`),
+    /// with the seat to move and the number of moves played. This lets a bot be stateless and a
+    /// record be checked. Every character must agree with the board's shape and blocked squares.
+    pub fn from_rows(
+        rules: Rules,
+        rows: &[String],
+        to_move: Seat,
+        ply: u32,
+    ) -> Result<Position, String> {
+        let n = rules.side() as usize;
+        if rows.len() != n {
+            return Err(format!("{} rows for a board of {n} rows", rows.len()));
+        }
+        if to_move >= rules.players as usize {
+            return Err(format!(
+                "seat {to_move} to move in a {}-player game",
+                rules.players
+            ));
+        }
+        let mut position = Position::new(rules);
+        let side = position.rules.side();
+        let mut discs = [0u128; 5];
+        for (row, text) in rows.iter().enumerate() {
+            let chars: Vec<char> = text.chars().collect();
+            if chars.len() != n {
+                return Err(format!(
+                    "row {} has {} squares, not {n}",
+                    row + 1,
+                    chars.len()
+                ));
+            }
+            for (col, &c) in chars.iter().enumerate() {
+                let sq = Square::new(col as u8, row as u8);
+                let expected = match position.cell(sq) {
+                    Cell::OffBoard => Some('-'),
+                    Cell::Blocked => Some('#'),
+                    _ => None,
+                };
+                let owner = match (expected, c) {
+                    (Some(e), c) if c == e => continue,
+                    (Some(e), c) => return Err(format!("square {sq} is '{c}' but must be '{e}'")),
+                    (None, '.') => continue,
+                    (None, 'N') => NEUTRAL,
+                    (None, c) => match Colour::ALL.iter().position(|col| col.letter() == c) {
+                        Some(seat) if seat < position.rules.players as usize => seat,
+                        _ => {
+                            return Err(format!(
+                                "square {sq} holds '{c}', which is no disc of this game"
+                            ))
+                        }
+                    },
+                };
+                discs[owner] |= 1u128 << sq.index(side);
+            }
+        }
+        with_board!(&mut position.core, b => {
+            for (d, &bits) in b.discs.iter_mut().zip(discs.iter()) {
+                *d = narrow(bits);
+            }
+            b.occupied = b.discs.iter().fold(Bits::ZERO, |a, &d| a | d);
+            b.to_move = to_move as u8;
+        });
+        position.ply = ply;
+        Ok(position)
     }
 
     pub fn rules(&self) -> &Rules {

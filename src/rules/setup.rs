@@ -266,7 +266,10 @@ mod tests {
         for name in [
             "a1", "b1", "a2", "i1", "j1", "j2", "a9", "a10", "b10", "j9", "i10", "j10",
         ] {
-            assert!(!BoardKind::Octagon.contains(name.parse().unwrap()), "{name}");
+            assert!(
+                !BoardKind::Octagon.contains(name.parse().unwrap()),
+                "{name}"
+            );
         }
         for name in ["c1", "a3", "b2", "h1", "i2", "j3", "b9", "i9", "c10"] {
             assert!(BoardKind::Octagon.contains(name.parse().unwrap()), "{name}");

@@ -86,6 +86,19 @@ pub fn parse_square_list(text: &str) -> Result<Vec<Square>, ParseSquareError> {
         .collect()
 }
 
+impl serde::Serialize for Square {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(self)
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for Square {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Square, D::Error> {
+        let text = <std::borrow::Cow<'de, str>>::deserialize(d)?;
+        text.parse().map_err(serde::de::Error::custom)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -102,7 +115,9 @@ mod tests {
 
     #[test]
     fn bad_names_are_refused() {
-        for bad in ["", "a", "1a", "a0", "a01", "a100", "ä1", "a-1", "a27", " a1"] {
+        for bad in [
+            "", "a", "1a", "a0", "a01", "a100", "ä1", "a-1", "a27", " a1",
+        ] {
             assert!(bad.parse::<Square>().is_err(), "{bad:?} parsed");
         }
     }
@@ -115,18 +130,5 @@ mod tests {
         );
         assert!(parse_square_list("").unwrap().is_empty());
         assert!(parse_square_list("c3,zz").is_err());
-    }
-}
-
-impl serde::Serialize for Square {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.collect_str(self)
-    }
-}
-
-impl<'de> serde::Deserialize<'de> for Square {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Square, D::Error> {
-        let text = <std::borrow::Cow<'de, str>>::deserialize(d)?;
-        text.parse().map_err(serde::de::Error::custom)
     }
 }

@@ -23,7 +23,10 @@ fn bad_options_exit_2_and_name_the_culprit() {
         (&["perft", "--players", "5", "2"], "5 players"),
         (&["perft", "--blocked", "e4", "2"], "e4"),
         (&["perft", "--blocked", "c3,c3", "2"], "c3 is listed twice"),
-        (&["perft", "--board", "octagon", "--blocked", "j1", "2"], "j1"),
+        (
+            &["perft", "--board", "octagon", "--blocked", "j1", "2"],
+            "j1",
+        ),
     ];
     for (args, needle) in cases {
         let out = run(args);

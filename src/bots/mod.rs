@@ -1,0 +1,62 @@
+//! Bots built into the binary. Each is an `Engine`; `multiversi bot NAME` wraps one in the
+//! protocol loop so that it is a bot process like any other, and the referee cannot tell it apart
+//! from a bot written in another language.
+
+use crate::rng::Rng;
+use crate::rules::{MoveKind, Position, Rules, Seat, Square};
+use std::time::Instant;
+
+/// A move-choosing engine.
+pub trait Engine: Send {
+    /// Called before each game.
+    fn new_game(&mut self, _rules: &Rules, _seat: Seat) {}
+    /// Chooses a legal move for the player to move in `position` (which is not over), answering
+    /// before `deadline`.
+    fn choose(&mut self, position: &Position, deadline: Instant) -> Square;
+}
+
+/// Names of the built-in bots, for help texts and errors.
+pub const NAMES: &[&str] = &["random", "greedy"];
+
+/// A built-in engine by name, seeded so that its games can be repeated.
+pub fn engine(name: &str, seed: u64) -> Option<Box<dyn Engine>> {
+    match name {
+        "random" => Some(Box::new(RandomBot(Rng::new(seed)))),
+        "greedy" => Some(Box::new(GreedyBot(Rng::new(seed)))),
+        _ => None,
+    }
+}
+
+/// Plays a uniformly random legal move.
+pub struct RandomBot(pub Rng);
+
+impl Engine for RandomBot {
+    fn choose(&mut self, position: &Position, _deadline: Instant) -> Square {
+        let (moves, _) = position.legal_moves();
+        moves[self.0.below(moves.len() as u64) as usize]
+    }
+}
+
+/// Plays the move that flips the most discs, breaking ties at random.
+pub struct GreedyBot(pub Rng);
+
+impl Engine for GreedyBot {
+    fn choose(&mut self, position: &Position, _deadline: Instant) -> Square {
+        let (moves, kind) = position.legal_moves();
+        if kind == MoveKind::Placing {
+            return moves[self.0.below(moves.len() as u64) as usize];
+        }
+        let flips: Vec<usize> = moves
+            .iter()
+            .map(|&sq| position.check(sq).map_or(0, |m| m.flips.len()))
+            .collect();
+        let best = flips.iter().copied().max().unwrap_or(0);
+        let best_moves: Vec<Square> = moves
+            .iter()
+            .zip(&flips)
+            .filter(|&(_, &n)| n == best)
+            .map(|(&sq, _)| sq)
+            .collect();
+        best_moves[self.0.below(best_moves.len() as u64) as usize]
+    }
+}
