@@ -6,4 +6,5 @@ mod reference;
 mod matches;
 mod records;
 mod replay;
+mod starter_bots;
 mod support;
