@@ -7,5 +7,6 @@ pub mod process;
 pub mod protocol;
 pub mod record;
 pub mod referee;
+pub mod replay;
 pub mod rng;
 pub mod rules;

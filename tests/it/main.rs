@@ -1,7 +1,12 @@
 //! The integration tests: one binary, a module per area, small helpers in `support`.
 
+mod bots;
 mod cli;
 mod faults;
 mod matches;
+mod records;
+mod reference;
+mod replay;
 mod signals;
+mod starter_bots;
 mod support;

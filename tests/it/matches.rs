@@ -37,6 +37,10 @@ fn builtin_match_writes_records_that_replay() {
     let record = dir.join("games.jsonl");
     let out = run(&[
         "match",
+        "builtin:random",
+        "builtin:greedy",
+        "builtin:random",
+        "builtin:greedy",
         "--seed",
         "7",
         "--games",
@@ -67,6 +71,10 @@ fn builtin_match_writes_records_that_replay() {
     let again = dir.join("again.jsonl");
     let out = run(&[
         "match",
+        "builtin:random",
+        "builtin:greedy",
+        "builtin:random",
+        "builtin:greedy",
         "--seed",
         "7",
         "--games",
@@ -91,8 +99,9 @@ fn three_players_other_boards_and_blocked_squares() {
     for board in ["10x10", "octagon"] {
         let out = run(&[
             "match",
-            "--players",
-            "3",
+            "builtin:random",
+            "builtin:greedy",
+            "builtin:random",
             "--board",
             board,
             "--anti",
@@ -121,7 +130,17 @@ fn three_players_other_boards_and_blocked_squares() {
 
 #[test]
 fn events_stream_is_json_lines() {
-    let out = run(&["match", "--seed", "1", "--events", "--show"]);
+    let out = run(&[
+        "match",
+        "builtin:random",
+        "builtin:greedy",
+        "builtin:random",
+        "builtin:greedy",
+        "--seed",
+        "1",
+        "--events",
+        "--show",
+    ]);
     assert!(out.status.success(), "{}", stderr(&out));
     let lines: Vec<serde_json::Value> = stdout(&out)
         .lines()
@@ -137,6 +156,25 @@ fn events_stream_is_json_lines() {
 }
 
 #[test]
+fn without_bots_four_built_in_bots_play() {
+    let dir = temp_dir("default");
+    let record = dir.join("games.jsonl");
+    // A short move limit bounds the built-in searchers' thinking.
+    let out = run(&[
+        "match",
+        "--move-ms",
+        "50",
+        "--record",
+        record.to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let r = &read_records(&record)[0];
+    let names: Vec<&str> = r.seats.iter().map(|s| s.name.as_str()).collect();
+    assert_eq!(names, multiversi::bots::NAMES[..4]);
+    check_record(r);
+}
+
+#[test]
 fn match_option_errors() {
     let cases: &[(&[&str], i32, &str)] = &[
         (
@@ -145,6 +183,19 @@ fn match_option_errors() {
             "2 bots given",
         ),
         (&["match", "--players", "5"], 2, "--players 5"),
+        (&["match", "--move-ms", "0"], 2, "--move-ms 0"),
+        (
+            &[
+                "match",
+                "--cwd",
+                "7=.",
+                "builtin:random",
+                "builtin:random",
+                "builtin:random",
+            ],
+            2,
+            "--cwd 7=.",
+        ),
         (&["match", "--games", "0"], 2, "--games 0"),
         (&["match", "--board", "9x9"], 2, "'9x9'"),
         (
