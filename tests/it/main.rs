@@ -7,6 +7,7 @@ mod matches;
 mod records;
 mod reference;
 mod replay;
+mod schemas;
 mod signals;
 mod starter_bots;
 mod support;
