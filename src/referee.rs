@@ -8,7 +8,7 @@
 
 use crate::process::{describe_status, interrupted, wait_any, BotProcess, Received};
 use crate::protocol::{
-    fault_text, parse_reply, PlayerInfo, Reply, TimeControl, ToBot, WireFault, WireMove,
+    fault_text, parse_reply, PlayerInfo, Reply, TimeControl, ToBot, TurnView, WireFault,
     MAX_LINE_BYTES,
 };
 use crate::record::{
@@ -304,6 +304,7 @@ impl Game<'_> {
         let time = setup.time;
         let mut clocks: Vec<Option<f64>> = vec![time.clock_ms.map(|c| c as f64); n];
         let mut seen = vec![0usize; n];
+        let mut turn: Vec<u8> = Vec::with_capacity(1024);
         while !self.position.is_over() && self.in_game() > 1 {
             if interrupted() {
                 return Err(Interrupted);
@@ -320,29 +321,29 @@ impl Game<'_> {
                 None => time.move_ms,
             };
             let ply = self.position.ply();
-            let turn = ToBot::Turn {
-                game: setup.game.clone(),
+            let rows = self.position.rows();
+            let moves: Vec<(u32, Seat, crate::rules::Square)> = self.moves[seen[seat]..]
+                .iter()
+                .map(|m| (m.ply, m.seat, m.square))
+                .collect();
+            let clocks_ms: Vec<Option<u64>> = clocks
+                .iter()
+                .map(|c| c.map(|c| c.max(0.0) as u64))
+                .collect();
+            let out: Vec<Seat> = (0..n).filter(|&s| self.out[s]).collect();
+            TurnView {
+                game: &setup.game,
                 ply,
                 seat,
-                rows: self.position.rows(),
-                moves: self.moves[seen[seat]..]
-                    .iter()
-                    .map(|m| WireMove {
-                        ply: m.ply,
-                        seat: m.seat,
-                        square: m.square,
-                    })
-                    .collect(),
-                legal,
+                rows: &rows,
+                moves: &moves,
+                legal: &legal,
                 kind,
                 time_ms,
-                clocks_ms: clocks
-                    .iter()
-                    .map(|c| c.map(|c| c.max(0.0) as u64))
-                    .collect(),
-                out: (0..n).filter(|&s| self.out[s]).collect(),
+                clocks_ms: &clocks_ms,
+                out: &out,
             }
-            .to_line();
+            .write_line(&mut turn);
             let i = self.order[seat];
             let Some(p) = self.players[i].process.as_mut() else {
                 // Not running but not out: cannot happen (a fault takes both). Disqualify.
