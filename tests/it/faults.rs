@@ -363,3 +363,31 @@ fn logs_working_directories_and_game_clocks() {
     assert!(logs.join("bot2-bad-2.log").exists());
     assert!(logs.join("bot3-random.log").exists());
 }
+
+#[test]
+fn a_bot_that_exits_between_games_is_started_again_without_a_fault() {
+    let dir = temp_dir("quit");
+    let pids = dir.join("pids");
+    let record = dir.join("games.jsonl");
+    let quitter = bad_bot(&pids, "quit-after-end", 0, "0");
+    let out = run(&[
+        "match",
+        &quitter,
+        "builtin:random",
+        "builtin:greedy",
+        "--games",
+        "3",
+        "--startup-ms",
+        "10000",
+        "--grace-ms",
+        "200",
+        "--record",
+        record.to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_no_process_left(&pids);
+    let records = read_records(&record);
+    assert_eq!(records.len(), 3);
+    assert!(records.iter().all(|r| r.faults.is_empty()));
+    assert_eq!(std::fs::read_to_string(&pids).unwrap().lines().count(), 3);
+}
