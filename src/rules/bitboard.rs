@@ -40,6 +40,9 @@ pub trait Bits:
     const NOT_FIRST_COL: Self;
     /// `FULL` without the last column: the mask after any shift towards the left.
     const NOT_LAST_COL: Self;
+    /// `FULL` without the first and the last column: the squares a line can run through in any
+    /// direction that moves sideways.
+    const INNER_COLS: Self;
 
     fn bit(i: u32) -> Self;
     fn count(self) -> u32;
@@ -93,6 +96,7 @@ impl Bits for u64 {
     const FULL: u64 = grid_u64(8, u32::MAX);
     const NOT_FIRST_COL: u64 = grid_u64(8, 0);
     const NOT_LAST_COL: u64 = grid_u64(8, 7);
+    const INNER_COLS: u64 = grid_u64(8, 0) & grid_u64(8, 7);
 
     #[inline(always)]
     fn bit(i: u32) -> u64 {
@@ -114,6 +118,7 @@ impl Bits for u128 {
     const FULL: u128 = grid_u128(10, u32::MAX);
     const NOT_FIRST_COL: u128 = grid_u128(10, 0);
     const NOT_LAST_COL: u128 = grid_u128(10, 9);
+    const INNER_COLS: u128 = grid_u128(10, 0) & grid_u128(10, 9);
 
     #[inline(always)]
     fn bit(i: u32) -> u128 {
@@ -170,18 +175,48 @@ pub fn neighbours<B: Bits>(b: B) -> B {
 }
 
 /// The empty squares where `own` encloses at least one line of `other`: the flipping moves.
+///
+/// This is the hot path of perft and search. Two things keep it short:
+/// - `other` is masked once per direction instead of masking every shift: a line that moves
+///   sideways can only run through the inner columns, so with the edge columns removed from
+///   `other`, a bit that wraps round an edge lands on nothing and dies in the next `&`; vertical
+///   lines need no mask because nothing lies above or below the grid.
+/// - Each direction is filled by doubling (Kogge–Stone) rather than one step at a time: runs of
+///   up to 8 enclosed discs (10×10) take 3 doubling steps instead of 7 single ones, and the
+///   steps of the eight directions are independent, so they overlap in the processor.
 #[inline(always)]
 pub fn flipping_moves<B: Bits>(own: B, other: B, empty: B) -> B {
-    let mut moves = B::ZERO;
-    for dir in 0..8 {
-        let mut x = shift(own, dir) & other;
-        // A line holds at most SIDE - 2 enclosed discs.
-        for _ in 0..B::SIDE - 3 {
-            x |= shift(x, dir) & other;
-        }
-        moves |= shift(x, dir) & empty;
+    let s = B::SIDE;
+    let inner = other & B::INNER_COLS;
+    line_ends::<B, true>(own, inner, empty, 1)
+        | line_ends::<B, false>(own, inner, empty, 1)
+        | line_ends::<B, true>(own, other, empty, s)
+        | line_ends::<B, false>(own, other, empty, s)
+        | line_ends::<B, true>(own, inner, empty, s + 1)
+        | line_ends::<B, false>(own, inner, empty, s + 1)
+        | line_ends::<B, true>(own, inner, empty, s - 1)
+        | line_ends::<B, false>(own, inner, empty, s - 1)
+}
+
+/// The squares of `empty` that end a line of `pass` discs starting next to `own`, in the
+/// direction of a shift by `step` bits (towards higher bits if `UP`). `pass` must already exclude
+/// any square a line cannot run through in this direction (see `flipping_moves`).
+#[inline(always)]
+fn line_ends<B: Bits, const UP: bool>(own: B, pass: B, empty: B, step: u32) -> B {
+    let sh = |b: B, n: u32| if UP { b << n } else { b >> n };
+    // x: the `pass` squares reachable from `own` through `pass` squares only.
+    let mut x = sh(own, step) & pass;
+    x |= sh(x, step) & pass; // lines of up to 2
+                             // pass2 (pass4): squares where 2 (4) `pass` squares end in a row.
+    let pass2 = pass & sh(pass, step);
+    x |= sh(x, 2 * step) & pass2; // up to 4
+    if B::SIDE > 8 {
+        let pass4 = pass2 & sh(pass2, 2 * step);
+        x |= sh(x, 4 * step) & pass4; // up to 8 = SIDE - 2
+    } else {
+        x |= sh(x, 2 * step) & pass2; // up to 6 = SIDE - 2
     }
-    moves
+    sh(x, step) & empty
 }
 
 /// The discs that a disc placed on `sq` flips: every line of `other` closed by `own`.
