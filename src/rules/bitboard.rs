@@ -48,6 +48,17 @@ pub trait Bits:
     fn count(self) -> u32;
     /// Index of the lowest set bit; meaningless on an empty set.
     fn first(self) -> u32;
+    /// The set without its lowest square (`x & (x - 1)`): cheaper than clearing a bit by index,
+    /// which on a `u128` is a variable 128-bit shift.
+    fn without_first(self) -> Self;
+    /// The lowest square of the set as a set; empty on an empty set.
+    fn lowest(self) -> Self;
+    /// The highest square of the set as a set; empty on an empty set.
+    fn highest(self) -> Self;
+    /// `self - 1` wrapping: for a single square, every square below it.
+    fn minus_one(self) -> Self;
+    /// The squares beyond `sq`, on the grid, in direction `dir` (as in `shift`).
+    fn ray(sq: u32, dir: usize) -> Self;
 
     #[inline(always)]
     fn is_empty(self) -> bool {
@@ -110,6 +121,28 @@ impl Bits for u64 {
     fn first(self) -> u32 {
         self.trailing_zeros()
     }
+    #[inline(always)]
+    fn without_first(self) -> u64 {
+        self & self.wrapping_sub(1)
+    }
+    #[inline(always)]
+    fn lowest(self) -> u64 {
+        self & self.wrapping_neg()
+    }
+    #[inline(always)]
+    fn highest(self) -> u64 {
+        // On an empty set the shift wraps to 0 and the `&` clears the top bit again.
+        (1u64 << 63).wrapping_shr(self.leading_zeros()) & self
+    }
+    #[inline(always)]
+    fn minus_one(self) -> u64 {
+        self.wrapping_sub(1)
+    }
+    #[inline(always)]
+    fn ray(sq: u32, dir: usize) -> u64 {
+        // The masks keep the lookup free of bounds checks; real squares are always in range.
+        RAYS_8[sq as usize & 63][dir & 7]
+    }
 }
 
 impl Bits for u128 {
@@ -132,7 +165,80 @@ impl Bits for u128 {
     fn first(self) -> u32 {
         self.trailing_zeros()
     }
+    #[inline(always)]
+    fn without_first(self) -> u128 {
+        self & self.wrapping_sub(1)
+    }
+    #[inline(always)]
+    fn lowest(self) -> u128 {
+        self & self.wrapping_neg()
+    }
+    #[inline(always)]
+    fn highest(self) -> u128 {
+        // On an empty set the shift wraps to 0 and the `&` clears the top bit again.
+        (1u128 << 127).wrapping_shr(self.leading_zeros()) & self
+    }
+    #[inline(always)]
+    fn minus_one(self) -> u128 {
+        self.wrapping_sub(1)
+    }
+    #[inline(always)]
+    fn ray(sq: u32, dir: usize) -> u128 {
+        // The masks keep the lookup free of bounds checks; real squares are always in range.
+        RAYS_10[sq as usize & 127][dir & 7]
+    }
 }
+
+/// The step of each direction (as in `shift`) in columns and rows.
+const STEPS: [(i32, i32); 8] = [
+    (1, 0),
+    (-1, 0),
+    (0, 1),
+    (0, -1),
+    (1, 1),
+    (-1, 1),
+    (1, -1),
+    (-1, -1),
+];
+
+/// `rays(side)[sq][dir]`: the squares beyond `sq` in direction `dir` on a side × side grid, for
+/// every bit index of a `u128` (indices beyond the grid have empty rays).
+const fn rays(side: i32) -> [[u128; 8]; 128] {
+    let mut table = [[0u128; 8]; 128];
+    let mut sq = 0;
+    while sq < side * side {
+        let mut dir = 0;
+        while dir < 8 {
+            let (dc, dr) = STEPS[dir];
+            let (mut c, mut r) = (sq % side + dc, sq / side + dr);
+            while c >= 0 && c < side && r >= 0 && r < side {
+                table[sq as usize][dir] |= 1 << (r * side + c);
+                c += dc;
+                r += dr;
+            }
+            dir += 1;
+        }
+        sq += 1;
+    }
+    table
+}
+
+const fn rays_u64(wide: [[u128; 8]; 128]) -> [[u64; 8]; 64] {
+    let mut table = [[0u64; 8]; 64];
+    let mut sq = 0;
+    while sq < 64 {
+        let mut dir = 0;
+        while dir < 8 {
+            table[sq][dir] = wide[sq][dir] as u64;
+            dir += 1;
+        }
+        sq += 1;
+    }
+    table
+}
+
+static RAYS_8: [[u64; 8]; 64] = rays_u64(rays(8));
+static RAYS_10: [[u128; 8]; 128] = rays(10);
 
 /// Iterates the squares of a set, lowest index first.
 pub struct BitIter<B>(B);
@@ -145,7 +251,7 @@ impl<B: Bits> Iterator for BitIter<B> {
             return None;
         }
         let i = self.0.first();
-        self.0 ^= B::bit(i);
+        self.0 = self.0.without_first();
         Some(i)
     }
 }
@@ -220,19 +326,28 @@ fn line_ends<B: Bits, const UP: bool>(own: B, pass: B, empty: B, step: u32) -> B
 }
 
 /// The discs that a disc placed on `sq` flips: every line of `other` closed by `own`.
+///
+/// Branch-free along each direction: the nearest square on the ray from `sq` that is not an
+/// `other` disc (an own disc, an empty, blocked or missing square) is found with one bit trick,
+/// and the line up to it flips if it is an own disc. Walking the line square by square costs as
+/// much as generating all moves, mostly in mispredicted branches.
 #[inline(always)]
 pub fn flips<B: Bits>(own: B, other: B, sq: u32) -> B {
-    let start = B::bit(sq);
     let mut all = B::ZERO;
-    for dir in 0..8 {
-        let mut line = B::ZERO;
-        let mut x = shift(start, dir);
-        while !(x & other).is_empty() {
-            line |= x;
-            x = shift(x, dir);
+    // Directions towards higher bits (E, S, SE, SW): the nearest square is the lowest bit.
+    for dir in [0, 2, 4, 5] {
+        let ray = B::ray(sq, dir);
+        let stop = (ray & !other).lowest();
+        if !(stop & own).is_empty() {
+            all |= ray & stop.minus_one();
         }
-        if !(x & own).is_empty() {
-            all |= line;
+    }
+    // Directions towards lower bits (W, N, NE, NW): the nearest square is the highest bit.
+    for dir in [1, 3, 6, 7] {
+        let ray = B::ray(sq, dir);
+        let stop = (ray & !other).highest();
+        if !(stop & own).is_empty() {
+            all |= ray & !(stop | stop.minus_one());
         }
     }
     all
@@ -352,22 +467,60 @@ impl<B: Bits> Board<B> {
 
 /// Counts the move sequences of exactly `depth` moves (leaves counted in bulk at the last ply).
 pub fn perft<B: Bits>(board: &Board<B>, depth: u32) -> u64 {
-    if depth == 0 {
-        return 1;
+    match depth {
+        0 => 1,
+        1 => board.legal_moves().0.count() as u64,
+        2 => perft_two(board),
+        _ => {
+            let (moves, kind) = board.legal_moves();
+            let mut nodes = 0;
+            for sq in moves.iter() {
+                let flipped = match kind {
+                    MoveKind::Flipping => board.flips(sq),
+                    MoveKind::Placing => B::ZERO,
+                };
+                let mut child = *board;
+                child.play_unchecked(sq, flipped);
+                nodes += perft(&child, depth - 1);
+            }
+            nodes
+        }
     }
+}
+
+/// perft(2): the number of legal replies summed over the legal moves. Most of perft's time is
+/// spent here, so instead of building each child position it derives only what the reply count
+/// needs (the next seat's discs, the occupied and empty squares) from the move and its flips.
+fn perft_two<B: Bits>(board: &Board<B>) -> u64 {
     let (moves, kind) = board.legal_moves();
-    if depth == 1 {
-        return moves.count() as u64;
-    }
+    let mover = board.to_move as usize;
+    // The same seat replies after every move; it is the mover only when everyone else is out.
+    let next = board.next_seat(board.to_move) as usize;
+    let own = board.discs[mover];
+    let other = board.occupied ^ own;
     let mut nodes = 0;
-    for sq in moves.iter() {
+    let mut rest = moves;
+    while !rest.is_empty() {
+        let sq = rest.first();
+        rest = rest.without_first();
+        let placed = B::bit(sq);
         let flipped = match kind {
-            MoveKind::Flipping => board.flips(sq),
+            MoveKind::Flipping => flips(own, other, sq),
             MoveKind::Placing => B::ZERO,
         };
-        let mut child = *board;
-        child.play_unchecked(sq, flipped);
-        nodes += perft(&child, depth - 1);
+        let occupied = board.occupied | placed;
+        let next_own = if next == mover {
+            own | placed | flipped
+        } else {
+            board.discs[next] & !flipped
+        };
+        let empty = board.playable & !occupied;
+        let replies = flipping_moves(next_own, occupied ^ next_own, empty);
+        nodes += if replies.is_empty() {
+            (empty & neighbours(occupied)).count()
+        } else {
+            replies.count()
+        } as u64;
     }
     nodes
 }
@@ -396,5 +549,47 @@ mod tests {
         assert_eq!(shift(<u64 as Bits>::bit(63), 4), 0);
         assert_eq!(neighbours(<u64 as Bits>::bit(0)).count(), 4);
         assert_eq!(neighbours(<u128 as Bits>::bit(55)).count(), 9);
+    }
+
+    #[test]
+    fn single_square_primitives() {
+        assert_eq!(0u64.highest(), 0);
+        assert_eq!(0u128.highest(), 0);
+        assert_eq!(0u128.lowest(), 0);
+        assert_eq!((1u64 << 63 | 5).highest(), 1 << 63);
+        assert_eq!((1u128 << 99 | 1 << 64 | 6).highest(), 1 << 99);
+        assert_eq!((1u128 << 70 | 1 << 99).lowest(), 1 << 70);
+        assert_eq!(0b1011u64.without_first(), 0b1010);
+        assert_eq!((1u128 << 80).minus_one().count(), 80);
+    }
+
+    #[test]
+    fn rays_stop_at_the_edges() {
+        // From a1 (bit 0): 7 squares east, south and south-east on 8×8, 9 on 10×10, none back.
+        for dir in [0, 2, 4] {
+            assert_eq!(<u64 as Bits>::ray(0, dir).count(), 7);
+            assert_eq!(<u128 as Bits>::ray(0, dir).count(), 9);
+        }
+        for dir in [1, 3, 5, 6, 7] {
+            assert_eq!(<u64 as Bits>::ray(0, dir), 0);
+            assert_eq!(<u128 as Bits>::ray(0, dir), 0);
+        }
+        // From e5 on 10×10 (col 4, row 4) north-east: f4 g3 h2 i1.
+        assert_eq!(
+            <u128 as Bits>::ray(44, 6),
+            1 << 35 | 1 << 26 | 1 << 17 | 1 << 8
+        );
+        // Every ray agrees with stepping by `shift`.
+        for sq in 0..100 {
+            for dir in 0..8 {
+                let mut walk = 0u128;
+                let mut x = shift(<u128 as Bits>::bit(sq), dir);
+                while x != 0 {
+                    walk |= x;
+                    x = shift(x, dir);
+                }
+                assert_eq!(<u128 as Bits>::ray(sq, dir), walk, "{sq} {dir}");
+            }
+        }
     }
 }
