@@ -431,12 +431,10 @@ impl<B: Bits> Board<B> {
     #[inline(always)]
     pub fn play_unchecked(&mut self, sq: u32, flipped: B) {
         let mover = self.to_move as usize;
-        if !flipped.is_empty() {
-            for (i, d) in self.discs.iter_mut().enumerate() {
-                if i != mover {
-                    *d &= !flipped;
-                }
-            }
+        // Clearing the flipped squares from every colour, the mover's included (it has none
+        // there), is cheaper than finding the colours they came from.
+        for d in self.discs.iter_mut() {
+            *d &= !flipped;
         }
         let placed = B::bit(sq);
         self.discs[mover] |= placed | flipped;
