@@ -12,7 +12,8 @@
 # Environment:
 #   ANCHOR       path of othello_perft.c        (default: ../shared/anchors/othello_perft.c)
 #   ANCHOR_DEPTH depth of the anchor's perft     (default: 11)
-#   DEPTH_8X8, DEPTH_10X10, DEPTH_OCTAGON        multiversi depths (default: 10; each runs > 1 s)
+#   DEPTH_8X8, DEPTH_10X10, DEPTH_OCTAGON        multiversi depths (default: 11, 10, 10: each
+#                takes more than a second)
 #   REPEAT       runs of each program, interleaved; the one with the least CPU time counts
 #                (default: 1)
 set -euo pipefail
@@ -22,7 +23,7 @@ anchor_src=${ANCHOR:-../shared/anchors/othello_perft.c}
 anchor_depth=${ANCHOR_DEPTH:-11}
 repeat=${REPEAT:-1}
 boards=(8x8 10x10 octagon)
-depths=("${DEPTH_8X8:-10}" "${DEPTH_10X10:-10}" "${DEPTH_OCTAGON:-10}")
+depths=("${DEPTH_8X8:-11}" "${DEPTH_10X10:-10}" "${DEPTH_OCTAGON:-10}")
 
 if [ ! -f "$anchor_src" ]; then
   echo "bench/perft.sh: anchor source $anchor_src not found (set ANCHOR)" >&2
@@ -53,6 +54,7 @@ keep_best() { # name leaves cpu wall-rate
   fi
 }
 
+load_before=$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo unknown)
 for ((r = 0; r < repeat; r++)); do
   # "othello perft(11) = 212258572  3.907 s  54.3 M leaves/s"
   timed "$work/anchor" "$anchor_depth"
@@ -79,3 +81,6 @@ for i in "${!boards[@]}"; do
   if [ "$b" = 8x8 ]; then bar=0.5 goal=1.0; else bar=0.25 goal=0.5; fi
   echo "| multiversi, 4 players, $b | 1-${depths[$i]} | $(field "$b" 1) | $(field "$b" 2) | $r | $ratio | $bar | $goal | $(field "$b" 3) |"
 done
+model=$(grep -m1 'model name' /proc/cpuinfo 2>/dev/null | cut -d: -f2- | sed 's/^ *//')
+echo
+echo "machine: ${model:-unknown CPU}, $(nproc) cores; load average before the run: $load_before"
