@@ -2,9 +2,11 @@
 
 mod bots;
 mod cli;
+mod faults;
 mod matches;
 mod records;
 mod reference;
 mod replay;
+mod signals;
 mod starter_bots;
 mod support;
