@@ -550,8 +550,8 @@ fn screen(
         let _ = writeln!(out, "Next: {} to move", seat_label(next.seat, colour));
     }
     out.push_str("←/→ step · PgUp/PgDn ±10 · Home/End · n/p game · q quit");
-    // The terminal is in raw mode: end lines with CR LF.
-    out.replace('\n', "\r\n")
+    // Raw mode leaves output processing on, so the terminal still turns "\n" into CR LF.
+    out
 }
 
 /// Steps through the games with the keyboard until `q`.

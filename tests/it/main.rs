@@ -3,4 +3,6 @@
 mod cli;
 mod records;
 mod replay;
+mod replay_browser;
+mod replay_tty;
 mod support;
