@@ -2,6 +2,12 @@
 //! protocol loop so that it is a bot process like any other, and the referee cannot tell it apart
 //! from a bot written in another language.
 
+pub mod brs;
+pub mod eval;
+pub mod mcts;
+pub mod serve;
+pub mod time;
+
 use crate::rng::Rng;
 use crate::rules::{MoveKind, Position, Rules, Seat, Square};
 use std::time::Instant;
@@ -16,13 +22,18 @@ pub trait Engine: Send {
 }
 
 /// Names of the built-in bots, for help texts and errors.
-pub const NAMES: &[&str] = &["random", "greedy"];
+pub const NAMES: &[&str] = &["random", "greedy", "brs", "brs+", "mcts", "best"];
 
 /// A built-in engine by name, seeded so that its games can be repeated.
 pub fn engine(name: &str, seed: u64) -> Option<Box<dyn Engine>> {
     match name {
         "random" => Some(Box::new(RandomBot(Rng::new(seed)))),
         "greedy" => Some(Box::new(GreedyBot(Rng::new(seed)))),
+        "brs" => Some(Box::new(brs::Brs::new(seed, false))),
+        "brs+" => Some(Box::new(brs::Brs::new(seed, true))),
+        "mcts" => Some(Box::new(mcts::Mcts::new(seed))),
+        // The strongest engine by bench/strength.sh (see README.md, "Built-in bots").
+        "best" => Some(Box::new(brs::Brs::new(seed, true))),
         _ => None,
     }
 }

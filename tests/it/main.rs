@@ -1,8 +1,12 @@
 //! The integration tests: one binary, a module per area, small helpers in `support`.
 
+mod bots;
 mod cli;
+mod matches;
 mod records;
+mod reference;
 mod replay;
 mod replay_browser;
 mod replay_tty;
+mod starter_bots;
 mod support;

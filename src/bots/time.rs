@@ -1,0 +1,47 @@
+//! Time discipline shared by the search engines.
+//!
+//! The deadline an engine gets is the referee's limit for this move. Between the engine's answer
+//! and the referee's clock lie the protocol's pipes, the process scheduler and, on a busy machine,
+//! other games: so an engine stops thinking well before the deadline, at `SHARE` of the time left
+//! and never later than `MARGIN` before it.
+
+use crate::rules::{Position, Square};
+use std::time::{Duration, Instant};
+
+/// Fraction of the remaining time a search may use.
+pub const SHARE: f64 = 0.65;
+/// Time always left unused before the deadline, for the answer to reach the referee.
+pub const MARGIN: Duration = Duration::from_millis(30);
+
+/// When a search that starts at `now` must stop to answer safely before `deadline`.
+pub fn stop_time(now: Instant, deadline: Instant) -> Instant {
+    let left = deadline.saturating_duration_since(now);
+    let share = left.mul_f64(SHARE);
+    let budget = share.min(left.saturating_sub(MARGIN));
+    now + budget
+}
+
+/// Some legal move, for the cases a search has nothing better (it never happens in a game that
+/// is not over, but an engine must not panic on a referee's position).
+pub fn legal_fallback(position: &Position) -> Square {
+    let (moves, _) = position.legal_moves();
+    moves.first().copied().unwrap_or(Square::new(0, 0))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn stops_early_with_a_margin() {
+        let now = Instant::now();
+        let stop = stop_time(now, now + Duration::from_millis(100));
+        assert_eq!(stop - now, Duration::from_millis(65));
+        let stop = stop_time(now, now + Duration::from_millis(40));
+        assert_eq!(stop - now, Duration::from_millis(10));
+        // A deadline already past: stop at once.
+        assert_eq!(stop_time(now, now), now);
+        let stop = stop_time(now, now + Duration::from_secs(10));
+        assert_eq!(stop - now, Duration::from_millis(6500));
+    }
+}
