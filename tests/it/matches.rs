@@ -43,6 +43,10 @@ fn builtin_match_writes_records_that_replay() {
         "4",
         "--record",
         record.to_str().unwrap(),
+        "builtin:random",
+        "builtin:greedy",
+        "builtin:random",
+        "builtin:greedy",
     ]);
     assert!(out.status.success(), "{}", stderr(&out));
     let table = stdout(&out);
@@ -73,6 +77,10 @@ fn builtin_match_writes_records_that_replay() {
         "4",
         "--record",
         again.to_str().unwrap(),
+        "builtin:random",
+        "builtin:greedy",
+        "builtin:random",
+        "builtin:greedy",
     ]);
     assert!(out.status.success());
     let moves = |rs: &[GameRecord]| {
@@ -106,6 +114,9 @@ fn three_players_other_boards_and_blocked_squares() {
             "2",
             "--record",
             rec,
+            "builtin:random",
+            "builtin:greedy",
+            "builtin:greedy",
         ]);
         assert!(out.status.success(), "{}", stderr(&out));
     }
@@ -121,7 +132,17 @@ fn three_players_other_boards_and_blocked_squares() {
 
 #[test]
 fn events_stream_is_json_lines() {
-    let out = run(&["match", "--seed", "1", "--events", "--show"]);
+    let out = run(&[
+        "match",
+        "--seed",
+        "1",
+        "--events",
+        "--show",
+        "builtin:random",
+        "builtin:greedy",
+        "builtin:random",
+        "builtin:greedy",
+    ]);
     assert!(out.status.success(), "{}", stderr(&out));
     let lines: Vec<serde_json::Value> = stdout(&out)
         .lines()
