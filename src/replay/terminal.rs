@@ -698,3 +698,26 @@ mod tty {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn keys_decode_as_terminals_send_them() {
+        use Key::*;
+        assert_eq!(decode_keys(b"\x1b[C\x1b[D\x1bOC"), vec![Next, Prev, Next]);
+        assert_eq!(
+            decode_keys(b"\x1b[H\x1b[F\x1b[1~\x1b[4~"),
+            vec![First, Last, First, Last]
+        );
+        assert_eq!(
+            decode_keys(b"\x1b[5~\x1b[6~np"),
+            vec![PageUp, PageDown, NextGame, PrevGame]
+        );
+        assert_eq!(decode_keys(b"\x1b[1;5Cq"), vec![Quit]);
+        assert_eq!(decode_keys(b"\x1b"), vec![Quit]);
+        assert_eq!(decode_keys(b"\x03"), vec![Quit]);
+        assert_eq!(decode_keys(b"x"), vec![]);
+    }
+}

@@ -135,6 +135,9 @@ try {
     const outcome = await page.locator("#outcome").textContent();
     const want = rec.result.kind === "win" ? ["Black", "White", "Red", "Green"][rec.result.winner] + " (" : "draw";
     check(outcome.includes(want), `game ${game + 1}: result shown "${outcome}", expected it to name ${want}`);
+    const names = await page.locator("#players .player[data-seat] .name").allTextContents();
+    rec.seats.forEach((seat, i) => check(names[i] && names[i].includes(seat.name), `game ${game + 1}: seat ${i} shown as "${names[i]}", record name "${seat.name}"`));
+    check((await page.title()).startsWith("multiversi replay"), `game ${game + 1}: page title "${await page.title()}"`);
     const faults = await page.locator(".fault").count();
     check(faults === rec.faults.length, `game ${game + 1}: ${faults} faults shown, record has ${rec.faults.length}`);
     await page.keyboard.press("Home");

@@ -37,7 +37,10 @@ fn html_viewer_shows_the_recorded_boards_in_chromium() {
     let out_dir = records::temp_dir("replay-browser");
     let path = out_dir.join("games.jsonl");
     // Generated games of every shape, then real ones from `multiversi match` appended.
-    records::write(&path, &records::sample_games());
+    // A bot name that would end the data's <script> element if it were not escaped.
+    let mut games = records::sample_games();
+    games[0].seats[3].name = "</script><script>document.title='broken'</script>".into();
+    records::write(&path, &games);
     records::real_games(&path);
     let screenshot = Path::new(env!("CARGO_TARGET_TMPDIR")).join("replay-viewer.png");
     let out = Command::new("node")
