@@ -8,5 +8,7 @@ mod records;
 mod reference;
 mod replay;
 mod signals;
+mod replay_browser;
+mod replay_tty;
 mod starter_bots;
 mod support;
