@@ -63,6 +63,39 @@ pub struct Cli {
 pub enum Command {
     /// Count move sequences from the start position (a correctness and speed check).
     Perft(PerftArgs),
+    /// Play games between bot programs and record them (see README, "Running matches").
+    Match(crate::matches::MatchArgs),
+    /// Run a built-in bot speaking the bot protocol on stdin/stdout.
+    Bot(BotArgs),
+    /// Show recorded games again: in the terminal, as an HTML viewer, or verified by the rules.
+    Replay(crate::replay::ReplayArgs),
+    /// The benchmark's instant bot (first legal move, no JSON parsing); see bench/referee.sh.
+    #[command(hide = true)]
+    BenchBot,
+}
+
+#[derive(Args, Debug)]
+pub struct BotArgs {
+    /// Which built-in bot.
+    pub name: String,
+    /// Seed for the bot's random choices (default: drawn from the clock).
+    #[arg(long)]
+    pub seed: Option<u64>,
+}
+
+fn run_bot(args: &BotArgs) -> Result<()> {
+    if !crate::bots::NAMES.contains(&args.name.as_str()) {
+        return Err(fail(
+            exit::USAGE,
+            format!(
+                "no built-in bot named '{}' (choose from {})",
+                args.name,
+                crate::bots::NAMES.join(", ")
+            ),
+        ));
+    }
+    let seed = args.seed.unwrap_or_else(crate::rng::Rng::fresh_seed);
+    crate::bots::serve::serve(&args.name, seed).map_err(|e| fail(exit::BAD_INPUT, e))
 }
 
 /// Game options shared by every command that sets up a game.
@@ -116,18 +149,24 @@ fn run_perft(args: &PerftArgs) -> Result<()> {
     let position = Position::new(rules);
     let mut out = std::io::stdout().lock();
     let started = Instant::now();
-    let mut last = 0;
+    // The rate is measured on the last depth alone, so that it compares with a perft program that
+    // runs a single depth; the total time is printed as well.
+    let (mut leaves, mut last_secs) = (0, 0.0);
     for depth in 1..=args.depth {
-        last = position.perft(depth);
-        writeln!(out, "{depth} {last}")?;
+        let depth_started = Instant::now();
+        leaves = position.perft(depth);
+        last_secs = depth_started.elapsed().as_secs_f64();
+        writeln!(out, "{depth} {leaves}")?;
         out.flush()?;
     }
-    let secs = started.elapsed().as_secs_f64();
     eprintln!(
-        "perft {}: {:.3} s, {:.1} M leaves/s (last depth)",
+        "perft {}: {} leaves in {:.3} s, {:.1} M leaves/s (depths 1-{} took {:.3} s)",
         args.depth,
-        secs,
-        last as f64 / secs.max(1e-9) / 1e6
+        leaves,
+        last_secs,
+        leaves as f64 / last_secs.max(1e-9) / 1e6,
+        args.depth,
+        started.elapsed().as_secs_f64()
     );
     Ok(())
 }
@@ -136,6 +175,12 @@ fn run_perft(args: &PerftArgs) -> Result<()> {
 pub fn run(cli: Cli) -> Result<()> {
     match cli.command {
         Command::Perft(args) => run_perft(&args),
+        Command::Match(args) => crate::matches::run_match(&args),
+        Command::Bot(args) => run_bot(&args),
+        Command::Replay(args) => crate::replay::run(&args),
+        Command::BenchBot => {
+            crate::bots::serve::serve_instant().map_err(|e| fail(exit::BAD_INPUT, e))
+        }
     }
 }
 

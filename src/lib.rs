@@ -2,6 +2,11 @@
 
 pub mod bots;
 pub mod cli;
+pub mod matches;
+pub mod process;
+pub mod protocol;
 pub mod record;
+pub mod referee;
+pub mod replay;
 pub mod rng;
 pub mod rules;

@@ -2,4 +2,9 @@
 
 mod bots;
 mod cli;
+mod reference;
+mod matches;
+mod records;
+mod replay;
+mod starter_bots;
 mod support;

@@ -22,3 +22,19 @@ pub fn stdout(out: &Output) -> String {
 pub fn stderr(out: &Output) -> String {
     String::from_utf8_lossy(&out.stderr).into_owned()
 }
+
+/// A fresh, empty directory for one test's files.
+pub fn temp_dir(name: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("multiversi-it-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    dir
+}
+
+/// Every game of a record file.
+pub fn read_records(path: &std::path::Path) -> Vec<multiversi::record::GameRecord> {
+    let text = std::fs::read_to_string(path).expect("record file");
+    text.lines()
+        .map(|l| serde_json::from_str(l).expect("record line parses"))
+        .collect()
+}

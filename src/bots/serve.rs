@@ -1,0 +1,98 @@
+//! `multiversi bot NAME`: a built-in engine speaking the bot protocol on stdin/stdout, so that
+//! built-in bots are processes like any other and the referee treats them all alike.
+//!
+//! The bot is stateless between turns: each `turn` carries the whole board, the seat to move and
+//! the seats that are out, and the position is rebuilt from those with `Position::from_rows`.
+
+use super::engine;
+use crate::protocol::ToBot;
+use crate::rules::{Position, Rules, Seat};
+use std::io::{self, BufRead, Write};
+use std::time::{Duration, Instant};
+
+/// The share of `time_ms` a built-in bot allows itself, leaving the rest for pipes and scheduling.
+const TIME_SHARE: f64 = 0.8;
+
+/// Runs the protocol loop until stdin ends. Errors (a message that cannot be understood) are
+/// reported to the caller, who prints them on stderr: the referee keeps stderr in its log.
+pub fn serve(name: &str, seed: u64) -> Result<(), String> {
+    let mut bot = engine(name, seed).ok_or_else(|| format!("no built-in bot named '{name}'"))?;
+    let stdin = io::stdin();
+    let mut out = io::stdout().lock();
+    let mut game: Option<(Rules, Seat)> = None;
+    let mut line = String::new();
+    let mut input = stdin.lock();
+    loop {
+        line.clear();
+        let n = input
+            .read_line(&mut line)
+            .map_err(|e| format!("reading stdin: {e}"))?;
+        if n == 0 {
+            return Ok(());
+        }
+        let received = Instant::now();
+        let message: ToBot = serde_json::from_str(line.trim_end())
+            .map_err(|e| format!("cannot understand the referee's message: {e}"))?;
+        let reply = match message {
+            ToBot::Start { rules, seat, .. } => {
+                bot.new_game(&rules, seat);
+                game = Some((rules, seat));
+                serde_json::json!({"type": "ready", "name": name, "version": env!("CARGO_PKG_VERSION")})
+            }
+            ToBot::Turn {
+                rows,
+                seat,
+                ply,
+                out: gone,
+                time_ms,
+                ..
+            } => {
+                let (rules, _) = game.as_ref().ok_or("a turn before any start")?;
+                let mut position = Position::from_rows(rules.clone(), &rows, seat, ply)?;
+                for s in gone {
+                    position.remove_seat(s);
+                }
+                let budget = Duration::from_secs_f64(time_ms as f64 * TIME_SHARE / 1000.0);
+                let square = bot.choose(&position, received + budget);
+                serde_json::json!({"type": "move", "square": square.to_string()})
+            }
+            ToBot::End { .. } => continue,
+        };
+        writeln!(out, "{reply}")
+            .and_then(|()| out.flush())
+            .map_err(|e| format!("writing stdout: {e}"))?;
+    }
+}
+
+/// The benchmark's instant bot: answers every turn with its first legal move, found by scanning
+/// the line for `"legal":["` without parsing JSON, like the anchor's echo child. It measures the
+/// referee's own cost per move, not a bot's.
+pub fn serve_instant() -> Result<(), String> {
+    let stdin = io::stdin();
+    let mut input = stdin.lock();
+    let mut out = io::stdout().lock();
+    let mut line = String::new();
+    const LEGAL: &str = "\"legal\":[\"";
+    loop {
+        line.clear();
+        if input
+            .read_line(&mut line)
+            .map_err(|e| format!("reading stdin: {e}"))?
+            == 0
+        {
+            return Ok(());
+        }
+        let reply = if line.starts_with("{\"type\":\"start\"") {
+            "{\"type\":\"ready\",\"name\":\"instant\"}\n".to_string()
+        } else if let Some(i) = line.find(LEGAL) {
+            let rest = &line[i + LEGAL.len()..];
+            let end = rest.find('"').unwrap_or(0);
+            format!("{{\"type\":\"move\",\"square\":\"{}\"}}\n", &rest[..end])
+        } else {
+            continue;
+        };
+        out.write_all(reply.as_bytes())
+            .and_then(|()| out.flush())
+            .map_err(|e| format!("writing stdout: {e}"))?;
+    }
+}

@@ -1,0 +1,707 @@
+//! A bot as an operating-system process: started from an argument list without a shell, in its
+//! own process group, tied to the referee's life, and spoken to without ever letting the bot stall
+//! the referee.
+//!
+//! Why it is built this way:
+//! - **Own process group** (`setpgid` via `process_group(0)`): a bot may start helpers; killing
+//!   the group takes them too, and Ctrl-C at the terminal reaches the referee, not the bots.
+//! - **Parent-death signal** (`PR_SET_PDEATHSIG`): if the referee dies, even by SIGKILL, the kernel
+//!   kills each bot leader. Grandchildren are covered by the group kill on every normal path and
+//!   by the signal handler in `install_signal_handlers` on SIGINT/SIGTERM/SIGHUP.
+//! - **Non-blocking pipes, no hand-off threads on the move path**: the referee writes a message
+//!   with a non-blocking write; whatever the pipe does not take is kept and written while the
+//!   referee waits for the reply (`poll` on both pipes). Reading is done by the referee itself
+//!   with `ppoll` against one absolute deadline. A thread hand-off per message would cost about
+//!   as much as the pipe round trip itself, and the referee's per-move cost is a measured figure.
+//! - **stderr is drained by a thread** into a capped tail buffer and an optional capped log file,
+//!   so a bot that writes a lot of diagnostics never blocks on a full pipe.
+
+use std::collections::VecDeque;
+use std::fs::File;
+use std::io::{self, Read, Write};
+use std::os::fd::{AsRawFd, RawFd};
+use std::os::unix::process::{CommandExt, ExitStatusExt};
+use std::path::Path;
+use std::process::{Child, ChildStdin, ChildStdout, Command, ExitStatus, Stdio};
+use std::sync::atomic::{AtomicBool, AtomicI32, Ordering};
+use std::sync::{Arc, Mutex};
+use std::thread;
+use std::time::{Duration, Instant};
+
+/// How much of a bot's stderr is kept in memory for fault records.
+pub const STDERR_TAIL_BYTES: usize = 4096;
+/// How much of a bot's stderr goes to its log file at most (per referee run).
+pub const STDERR_LOG_CAP: u64 = 1 << 20;
+
+/// Splits a command line into arguments the way a POSIX shell would for a simple command: blanks
+/// separate words, `'…'` quotes literally, `"…"` quotes with `\` escaping `" \ $ \``, and `\`
+/// outside quotes escapes the next character. Nothing is expanded and no shell runs, so a bot
+/// command can never execute anything but the program it names.
+pub fn split_command(line: &str) -> Result<Vec<String>, String> {
+    let mut words = Vec::new();
+    let mut word = String::new();
+    let mut in_word = false;
+    let mut chars = line.chars();
+    while let Some(c) = chars.next() {
+        match c {
+            ' ' | '\t' | '\n' => {
+                if in_word {
+                    words.push(std::mem::take(&mut word));
+                    in_word = false;
+                }
+            }
+            '\'' => {
+                in_word = true;
+                loop {
+                    match chars.next() {
+                        Some('\'') => break,
+                        Some(c) => word.push(c),
+                        None => return Err(format!("unterminated ' quote in `{line}`")),
+                    }
+                }
+            }
+            '"' => {
+                in_word = true;
+                loop {
+                    match chars.next() {
+                        Some('"') => break,
+                        Some('\\') => match chars.next() {
+                            Some(c @ ('"' | '\\' | '$' | '`')) => word.push(c),
+                            Some('\n') => {}
+                            Some(c) => {
+                                word.push('\\');
+                                word.push(c);
+                            }
+                            None => return Err(format!("unterminated \" quote in `{line}`")),
+                        },
+                        Some(c) => word.push(c),
+                        None => return Err(format!("unterminated \" quote in `{line}`")),
+                    }
+                }
+            }
+            '\\' => {
+                in_word = true;
+                match chars.next() {
+                    Some('\n') => {}
+                    Some(c) => word.push(c),
+                    None => return Err(format!("trailing backslash in `{line}`")),
+                }
+            }
+            c => {
+                in_word = true;
+                word.push(c);
+            }
+        }
+    }
+    if in_word {
+        words.push(word);
+    }
+    if words.is_empty() {
+        return Err("empty bot command".into());
+    }
+    Ok(words)
+}
+
+// ---------------------------------------------------------------------------------------------
+// Process groups known to the signal handler.
+
+/// Process groups of live bots, so that the signal handler can kill them without locks.
+static GROUPS: [AtomicI32; 64] = [const { AtomicI32::new(0) }; 64];
+/// Set by the signal handler; the match loop stops at once when it sees it.
+static INTERRUPTED: AtomicBool = AtomicBool::new(false);
+
+fn register_group(pgid: i32) {
+    for slot in &GROUPS {
+        if slot
+            .compare_exchange(0, pgid, Ordering::SeqCst, Ordering::SeqCst)
+            .is_ok()
+        {
+            return;
+        }
+    }
+}
+
+fn unregister_group(pgid: i32) {
+    for slot in &GROUPS {
+        let _ = slot.compare_exchange(pgid, 0, Ordering::SeqCst, Ordering::SeqCst);
+    }
+}
+
+extern "C" fn on_signal(_sig: libc::c_int) {
+    // Only async-signal-safe work here: atomics and killpg.
+    INTERRUPTED.store(true, Ordering::SeqCst);
+    for slot in &GROUPS {
+        let pgid = slot.load(Ordering::SeqCst);
+        if pgid > 0 {
+            // SAFETY: killpg is async-signal-safe and harmless for a group that is gone.
+            unsafe {
+                libc::killpg(pgid, libc::SIGKILL);
+            }
+        }
+    }
+}
+
+/// Makes SIGINT, SIGTERM and SIGHUP kill every bot group at once and set the interrupted flag,
+/// which the match loop checks after every wait. Finished games are already on disk.
+pub fn install_signal_handlers() {
+    for sig in [libc::SIGINT, libc::SIGTERM, libc::SIGHUP] {
+        // SAFETY: the handler only touches atomics and calls killpg.
+        unsafe {
+            let mut action: libc::sigaction = std::mem::zeroed();
+            action.sa_sigaction = on_signal as *const () as libc::sighandler_t;
+            libc::sigemptyset(&mut action.sa_mask);
+            action.sa_flags = libc::SA_RESTART;
+            libc::sigaction(sig, &action, std::ptr::null_mut());
+        }
+    }
+}
+
+/// Whether a termination signal has arrived.
+pub fn interrupted() -> bool {
+    INTERRUPTED.load(Ordering::SeqCst)
+}
+
+// ---------------------------------------------------------------------------------------------
+// stderr
+
+/// The captured end of a bot's stderr and its log file.
+struct StderrSink {
+    tail: VecDeque<u8>,
+    log: Option<File>,
+    logged: u64,
+}
+
+impl StderrSink {
+    fn push(&mut self, bytes: &[u8]) {
+        let keep = bytes.len().min(STDERR_TAIL_BYTES);
+        let over = (self.tail.len() + keep).saturating_sub(STDERR_TAIL_BYTES);
+        self.tail.drain(..over);
+        self.tail.extend(&bytes[bytes.len() - keep..]);
+        self.log_bytes(bytes);
+    }
+
+    fn log_bytes(&mut self, bytes: &[u8]) {
+        let Some(log) = self.log.as_mut() else {
+            return;
+        };
+        let room = STDERR_LOG_CAP.saturating_sub(self.logged) as usize;
+        let n = bytes.len().min(room);
+        // A failing log must not stop the game: the log is a convenience, the record is the product.
+        let _ = log.write_all(&bytes[..n]);
+        self.logged += n as u64;
+        if n < bytes.len() {
+            let _ = writeln!(log, "\n[multiversi: log capped at {STDERR_LOG_CAP} bytes]");
+            self.log = None;
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The bot process
+
+/// What waiting for a line from a bot produced.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Received {
+    /// A complete line (without its `\n` and a trailing `\r`), and when it arrived.
+    Line(Vec<u8>, Instant),
+    /// The line grew past the cap before its end; the first bytes of it.
+    TooLong(Vec<u8>),
+    /// The bot's output ended (it exited or closed stdout).
+    Eof,
+    /// The deadline passed first.
+    Timeout,
+}
+
+/// A running bot.
+pub struct BotProcess {
+    child: Child,
+    pgid: i32,
+    stdin: Option<ChildStdin>,
+    stdout: ChildStdout,
+    /// Bytes written to the bot's stdin that the pipe has not taken yet.
+    pending: Vec<u8>,
+    /// Bytes read from stdout that do not yet form a complete line.
+    buffer: Vec<u8>,
+    /// Where the search for `\n` in `buffer` resumes.
+    scanned: usize,
+    eof: bool,
+    /// When the last read from stdout returned: the arrival time of the lines it completed.
+    read_at: Instant,
+    stderr: Arc<Mutex<StderrSink>>,
+    /// Set by the drainer when the bot's stderr has ended.
+    stderr_done: Arc<AtomicBool>,
+    status: Option<ExitStatus>,
+}
+
+fn set_nonblocking(fd: RawFd) -> io::Result<()> {
+    // SAFETY: fcntl on a descriptor we own.
+    unsafe {
+        let flags = libc::fcntl(fd, libc::F_GETFL);
+        if flags < 0 || libc::fcntl(fd, libc::F_SETFL, flags | libc::O_NONBLOCK) < 0 {
+            return Err(io::Error::last_os_error());
+        }
+    }
+    Ok(())
+}
+
+impl BotProcess {
+    /// Starts a bot from an argument list, in its own process group, in `dir` if given, with its
+    /// stderr appended to `log` if given. Fails only if the program cannot be started at all.
+    pub fn spawn(argv: &[String], dir: Option<&Path>, log: Option<File>) -> io::Result<BotProcess> {
+        let (program, args) = argv
+            .split_first()
+            .ok_or_else(|| io::Error::new(io::ErrorKind::InvalidInput, "empty command"))?;
+        let mut command = Command::new(program);
+        command
+            .args(args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .process_group(0);
+        if let Some(dir) = dir {
+            command.current_dir(dir);
+        }
+        // SAFETY: getpid/prctl/getppid are async-signal-safe, as pre_exec requires.
+        let parent = unsafe { libc::getpid() };
+        unsafe {
+            command.pre_exec(move || {
+                // The kernel sends SIGKILL to this child when the thread that started it ends;
+                // the referee starts bots from its main thread, so that means the referee.
+                if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL as libc::c_ulong) != 0 {
+                    return Err(io::Error::last_os_error());
+                }
+                // The referee may have died between fork and prctl: then nothing would kill us.
+                if libc::getppid() != parent {
+                    return Err(io::Error::other("the referee is gone"));
+                }
+                Ok(())
+            });
+        }
+        let mut child = command.spawn()?;
+        let pgid = child.id() as i32;
+        register_group(pgid);
+        let (Some(stdin), Some(stdout), Some(stderr)) =
+            (child.stdin.take(), child.stdout.take(), child.stderr.take())
+        else {
+            // Cannot happen with Stdio::piped, but never leave a process behind.
+            kill_group(pgid);
+            let _ = child.wait();
+            unregister_group(pgid);
+            return Err(io::Error::other("no pipes to the bot"));
+        };
+        set_nonblocking(stdin.as_raw_fd())?;
+        set_nonblocking(stdout.as_raw_fd())?;
+        let sink = Arc::new(Mutex::new(StderrSink {
+            tail: VecDeque::new(),
+            log,
+            logged: 0,
+        }));
+        let drain = Arc::clone(&sink);
+        let stderr_done = Arc::new(AtomicBool::new(false));
+        let done = Arc::clone(&stderr_done);
+        thread::Builder::new()
+            .name(format!("stderr-{pgid}"))
+            .spawn(move || {
+                drain_stderr(stderr, drain);
+                done.store(true, Ordering::SeqCst);
+            })?;
+        Ok(BotProcess {
+            child,
+            pgid,
+            stdin: Some(stdin),
+            stdout,
+            pending: Vec::new(),
+            buffer: Vec::new(),
+            scanned: 0,
+            eof: false,
+            read_at: Instant::now(),
+            stderr: sink,
+            stderr_done,
+            status: None,
+        })
+    }
+
+    /// The process id of the bot (also its process group id).
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
+    /// Queues bytes for the bot's stdin and writes as much as the pipe takes now, never waiting.
+    /// The rest is written while the referee waits in `recv_line`. A bot that has closed its
+    /// stdin simply stops receiving; its silence is judged when an answer is due.
+    pub fn send(&mut self, bytes: &[u8]) {
+        if self.stdin.is_none() {
+            return;
+        }
+        if self.pending.is_empty() {
+            let written = self.write_some(bytes);
+            if written < bytes.len() && self.stdin.is_some() {
+                self.pending.extend_from_slice(&bytes[written..]);
+            }
+        } else {
+            self.pending.extend_from_slice(bytes);
+            self.flush_pending();
+        }
+    }
+
+    /// One non-blocking write; returns how many bytes the pipe took. A broken pipe closes stdin.
+    fn write_some(&mut self, bytes: &[u8]) -> usize {
+        let Some(stdin) = self.stdin.as_mut() else {
+            return 0;
+        };
+        let mut done = 0;
+        while done < bytes.len() {
+            match stdin.write(&bytes[done..]) {
+                Ok(0) => break,
+                Ok(n) => done += n,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock => break,
+                Err(_) => {
+                    self.stdin = None;
+                    self.pending.clear();
+                    break;
+                }
+            }
+        }
+        done
+    }
+
+    fn flush_pending(&mut self) {
+        let pending = std::mem::take(&mut self.pending);
+        let n = self.write_some(&pending);
+        if self.stdin.is_some() {
+            self.pending = pending[n..].to_vec();
+        }
+    }
+
+    /// Closes the bot's stdin (it sees end of input), dropping anything not yet written.
+    pub fn close_stdin(&mut self) {
+        self.pending.clear();
+        self.stdin = None;
+    }
+
+    /// Whether a complete line (or too long a line, or end of output) is already waiting,
+    /// without waiting for one. The referee uses this to catch output nobody asked for.
+    pub fn has_unread_output(&mut self) -> bool {
+        self.fill(Some(Duration::ZERO));
+        self.buffer.contains(&b'\n') || (!self.buffer.is_empty() && self.eof)
+    }
+
+    /// Waits for the next line from the bot until `deadline`, reading at most `cap` bytes of it.
+    /// The deadline is absolute: nothing the bot writes extends it.
+    pub fn recv_line(&mut self, deadline: Instant, cap: usize) -> Received {
+        loop {
+            if let Some(pos) = self.buffer[self.scanned..].iter().position(|&b| b == b'\n') {
+                let end = self.scanned + pos;
+                if end > cap {
+                    return Received::TooLong(self.buffer[..cap].to_vec());
+                }
+                let mut line: Vec<u8> = self.buffer.drain(..=end).collect();
+                line.pop();
+                if line.last() == Some(&b'\r') {
+                    line.pop();
+                }
+                self.scanned = 0;
+                return Received::Line(line, self.read_at);
+            }
+            self.scanned = self.buffer.len();
+            if self.buffer.len() > cap {
+                return Received::TooLong(self.buffer[..cap].to_vec());
+            }
+            if self.eof {
+                if self.buffer.is_empty() {
+                    return Received::Eof;
+                }
+                // A last line without its newline still counts as a line.
+                let line = std::mem::take(&mut self.buffer);
+                self.scanned = 0;
+                return Received::Line(line, self.read_at);
+            }
+            let now = Instant::now();
+            if now >= deadline {
+                return Received::Timeout;
+            }
+            self.fill(Some(deadline - now));
+        }
+    }
+
+    /// Waits up to `wait` (forever for None) for output, writing pending input meanwhile, and
+    /// reads whatever has arrived.
+    fn fill(&mut self, wait: Option<Duration>) {
+        let mut fds = [
+            libc::pollfd {
+                fd: self.stdout.as_raw_fd(),
+                events: libc::POLLIN,
+                revents: 0,
+            },
+            libc::pollfd {
+                fd: -1,
+                events: libc::POLLOUT,
+                revents: 0,
+            },
+        ];
+        if !self.pending.is_empty() {
+            if let Some(stdin) = &self.stdin {
+                fds[1].fd = stdin.as_raw_fd();
+            }
+        }
+        let timeout = wait.map(|d| libc::timespec {
+            tv_sec: d.as_secs().min(i32::MAX as u64) as libc::time_t,
+            tv_nsec: d.subsec_nanos() as libc::c_long,
+        });
+        let timeout_ptr = timeout
+            .as_ref()
+            .map_or(std::ptr::null(), |t| t as *const libc::timespec);
+        // SAFETY: two valid pollfd entries; a null or valid timespec.
+        let ready = unsafe { libc::ppoll(fds.as_mut_ptr(), 2, timeout_ptr, std::ptr::null()) };
+        if ready <= 0 {
+            return;
+        }
+        if fds[1].revents != 0 {
+            self.flush_pending();
+        }
+        if fds[0].revents != 0 {
+            self.read_available();
+        }
+    }
+
+    fn read_available(&mut self) {
+        let mut chunk = [0u8; 16384];
+        loop {
+            match self.stdout.read(&mut chunk) {
+                Ok(0) => {
+                    self.eof = true;
+                    return;
+                }
+                Ok(n) => {
+                    self.read_at = Instant::now();
+                    self.buffer.extend_from_slice(&chunk[..n]);
+                    if n < chunk.len() {
+                        return;
+                    }
+                }
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock => return,
+                Err(_) => {
+                    self.eof = true;
+                    return;
+                }
+            }
+        }
+    }
+
+    /// Waits up to `max` for the bot's stderr to end, so that a dying bot's last words are in
+    /// the tail before it goes into a fault record.
+    pub fn settle_stderr(&self, max: Duration) {
+        let until = Instant::now() + max;
+        while !self.stderr_done.load(Ordering::SeqCst) && Instant::now() < until {
+            thread::sleep(Duration::from_millis(1));
+        }
+    }
+
+    /// The last `max` bytes of the bot's stderr, as text.
+    pub fn stderr_tail(&self, max: usize) -> String {
+        let sink = match self.stderr.lock() {
+            Ok(sink) => sink,
+            Err(poisoned) => poisoned.into_inner(),
+        };
+        let skip = sink.tail.len().saturating_sub(max);
+        let bytes: Vec<u8> = sink.tail.iter().skip(skip).copied().collect();
+        String::from_utf8_lossy(&bytes).into_owned()
+    }
+
+    /// Writes a note of the referee's into the bot's stderr log (game starts, faults), so the
+    /// log can be read alongside the record.
+    pub fn log_note(&self, note: &str) {
+        if let Ok(mut sink) = self.stderr.lock() {
+            let line = format!("[multiversi] {note}\n");
+            sink.log_bytes(line.as_bytes());
+        }
+    }
+
+    /// The exit status, if the bot has exited (reaped already or now).
+    pub fn try_status(&mut self) -> Option<ExitStatus> {
+        if self.status.is_none() {
+            self.status = self.child.try_wait().ok().flatten();
+        }
+        self.status
+    }
+
+    /// Waits up to `grace` for the bot to exit by itself; returns its status if it did.
+    pub fn wait_exit(&mut self, grace: Duration) -> Option<ExitStatus> {
+        let until = Instant::now() + grace;
+        loop {
+            if let Some(status) = self.try_status() {
+                return Some(status);
+            }
+            let now = Instant::now();
+            if now >= until {
+                return None;
+            }
+            thread::sleep((until - now).min(Duration::from_millis(2)));
+        }
+    }
+
+    /// Sends SIGKILL to the whole process group without reaping (see `kill`).
+    pub fn signal_kill(&self) {
+        kill_group(self.pgid);
+    }
+
+    /// Kills the whole process group at once and reaps the bot: the sanction for a fault.
+    pub fn kill(mut self) -> Option<ExitStatus> {
+        kill_group(self.pgid);
+        self.reap()
+    }
+
+    /// The polite end: stdin closed, `grace` to exit, then SIGTERM to the group, a shorter grace,
+    /// SIGKILL to the group (always, for helpers left in it), and the reap.
+    pub fn shutdown(mut self, grace: Duration) -> Option<ExitStatus> {
+        self.close_stdin();
+        if self.wait_exit(grace).is_none() {
+            // SAFETY: signalling our bot's own group.
+            unsafe {
+                libc::killpg(self.pgid, libc::SIGTERM);
+            }
+            self.wait_exit(grace / 2);
+        }
+        kill_group(self.pgid);
+        self.reap()
+    }
+
+    fn reap(&mut self) -> Option<ExitStatus> {
+        // The leader stays a zombie until this wait, so its pid (= the group id) cannot be reused
+        // by another process while the group is being killed above.
+        let status = match self.status {
+            Some(s) => Some(s),
+            None => self.child.wait().ok(),
+        };
+        self.status = status;
+        unregister_group(self.pgid);
+        status
+    }
+}
+
+impl Drop for BotProcess {
+    /// Whatever path drops a bot, its group dies with it: no process is ever left behind.
+    fn drop(&mut self) {
+        if self.status.is_none() {
+            kill_group(self.pgid);
+            let _ = self.child.wait();
+        }
+        unregister_group(self.pgid);
+    }
+}
+
+fn kill_group(pgid: i32) {
+    // SAFETY: signalling our bot's own group; ESRCH (already gone) is fine.
+    unsafe {
+        libc::killpg(pgid, libc::SIGKILL);
+    }
+}
+
+fn drain_stderr(mut stderr: std::process::ChildStderr, sink: Arc<Mutex<StderrSink>>) {
+    let mut chunk = [0u8; 8192];
+    loop {
+        match stderr.read(&mut chunk) {
+            Ok(0) => return,
+            Ok(n) => {
+                if let Ok(mut sink) = sink.lock() {
+                    sink.push(&chunk[..n]);
+                }
+            }
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(_) => return,
+        }
+    }
+}
+
+/// Describes how a process ended, for fault records: `exit code 3` or `killed by signal 11 (SIGSEGV)`.
+pub fn describe_status(status: Option<ExitStatus>) -> String {
+    match status {
+        None => "still running".into(),
+        Some(s) => match (s.code(), s.signal()) {
+            (Some(code), _) => format!("exit code {code}"),
+            (None, Some(sig)) => format!("killed by signal {sig} ({})", signal_name(sig)),
+            _ => "ended".into(),
+        },
+    }
+}
+
+fn signal_name(sig: i32) -> &'static str {
+    match sig {
+        libc::SIGHUP => "SIGHUP",
+        libc::SIGINT => "SIGINT",
+        libc::SIGQUIT => "SIGQUIT",
+        libc::SIGILL => "SIGILL",
+        libc::SIGABRT => "SIGABRT",
+        libc::SIGFPE => "SIGFPE",
+        libc::SIGKILL => "SIGKILL",
+        libc::SIGSEGV => "SIGSEGV",
+        libc::SIGPIPE => "SIGPIPE",
+        libc::SIGALRM => "SIGALRM",
+        libc::SIGTERM => "SIGTERM",
+        libc::SIGBUS => "SIGBUS",
+        _ => "signal",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn split_like_a_shell() {
+        let s = |t: &str| split_command(t).unwrap();
+        assert_eq!(s("python3 bot.py"), ["python3", "bot.py"]);
+        assert_eq!(
+            s("  a   'b c'  \"d \\\" e\" f\\ g "),
+            ["a", "b c", "d \" e", "f g"]
+        );
+        assert_eq!(s("x''"), ["x"]);
+        assert_eq!(s("'' a"), ["", "a"]);
+        assert_eq!(s("echo $HOME; rm"), ["echo", "$HOME;", "rm"]);
+        assert!(split_command("a 'b").unwrap_err().contains("unterminated"));
+        assert!(split_command("a \"b").unwrap_err().contains("unterminated"));
+        assert!(split_command("   ").is_err());
+    }
+
+    #[test]
+    fn lines_timeouts_caps_and_eof() {
+        let argv: Vec<String> = [
+            "sh",
+            "-c",
+            "read x; echo \"got $x\"; printf 'abcdefghij\\n'; sleep 5",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+        let mut bot = BotProcess::spawn(&argv, None, None).unwrap();
+        let soon = || Instant::now() + Duration::from_millis(100);
+        assert_eq!(bot.recv_line(soon(), 100), Received::Timeout);
+        bot.send(b"hi\n");
+        let far = Instant::now() + Duration::from_secs(5);
+        match bot.recv_line(far, 100) {
+            Received::Line(l, _) => assert_eq!(l, b"got hi"),
+            other => panic!("{other:?}"),
+        }
+        assert_eq!(bot.recv_line(far, 4), Received::TooLong(b"abcd".to_vec()));
+        let pid = bot.pid();
+        bot.kill();
+        assert!(!Path::new(&format!("/proc/{pid}")).exists());
+    }
+
+    #[test]
+    fn crash_is_eof_with_status_and_stderr() {
+        let argv: Vec<String> = ["sh", "-c", "echo dying >&2; kill -SEGV $$"]
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
+        let mut bot = BotProcess::spawn(&argv, None, None).unwrap();
+        let far = Instant::now() + Duration::from_secs(5);
+        assert_eq!(bot.recv_line(far, 100), Received::Eof);
+        let status = bot.wait_exit(Duration::from_secs(5));
+        assert_eq!(describe_status(status), "killed by signal 11 (SIGSEGV)");
+        bot.settle_stderr(Duration::from_secs(5));
+        assert_eq!(bot.stderr_tail(100), "dying\n");
+    }
+}

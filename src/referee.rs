@@ -1,0 +1,544 @@
+//! One game between bot processes: the start handshake, the turns against absolute deadlines,
+//! the fault policy, the end message, and the game's record.
+//!
+//! The fault policy (documented in `protocol/PROTOCOL.md`): a bot that times out, crashes, sends
+//! a malformed line or an illegal move is disqualified on the spot. Its process group is killed,
+//! its turns are skipped from then on, its discs stay on the board, it cannot win and ranks below
+//! every other player. The game goes on among the rest; when one player is left, it wins.
+
+use crate::process::{describe_status, interrupted, BotProcess, Received};
+use crate::protocol::{
+    fault_text, parse_reply, PlayerInfo, Reply, TimeControl, ToBot, WireFault, WireMove,
+    MAX_LINE_BYTES,
+};
+use crate::record::{
+    FaultKind, FaultRecord, GameRecord, MoveRecord, ReadyInfo, SeatRecord, FORMAT, VERSION,
+};
+use crate::rules::{Colour, Outcome, Position, Rules, Seat};
+use std::fs::File;
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+/// How much of a faulty bot's stderr goes into its fault record.
+pub const STDERR_TAIL_CHARS: usize = 2000;
+
+/// One bot of a match: how to start it and, while it runs, its process.
+pub struct Player {
+    /// The name the referee uses for it (from its command, or `builtin:NAME`).
+    pub name: String,
+    /// The command as recorded: the user's words, split.
+    pub command: Vec<String>,
+    /// The argument list actually started (built-in bots run this binary).
+    pub argv: Vec<String>,
+    /// Working directory for the bot, if given.
+    pub dir: Option<PathBuf>,
+    /// Log file for the bot's stderr, if the match keeps logs.
+    pub log: Option<PathBuf>,
+    /// The running process; None before the first start and after a fault.
+    pub process: Option<BotProcess>,
+}
+
+impl Player {
+    /// Starts the bot if it is not running (first game, or after a fault killed it).
+    pub fn ensure_started(&mut self) -> std::io::Result<()> {
+        if self.process.is_none() {
+            let log = match &self.log {
+                Some(path) => Some(
+                    File::options()
+                        .create(true)
+                        .append(true)
+                        .open(path)
+                        .map_err(|e| {
+                            std::io::Error::new(
+                                e.kind(),
+                                format!("cannot open log {}: {e}", path.display()),
+                            )
+                        })?,
+                ),
+                None => None,
+            };
+            self.process = Some(BotProcess::spawn(&self.argv, self.dir.as_deref(), log)?);
+        }
+        Ok(())
+    }
+}
+
+/// What the match runner wants to see while a game runs (`--show`, `--events`).
+pub trait Observer {
+    fn game_started(&mut self, _game: &str, _seats: &[SeatRecord], _position: &Position) {}
+    fn moved(&mut self, _game: &str, _m: &MoveRecord, _position: &Position) {}
+    fn faulted(&mut self, _game: &str, _fault: &FaultRecord) {}
+}
+
+/// An observer that watches nothing.
+pub struct Quiet;
+impl Observer for Quiet {}
+
+/// Everything one game needs besides its players.
+pub struct GameSetup {
+    pub game: String,
+    pub rules: Rules,
+    pub seed: Option<u64>,
+    pub time: TimeControl,
+}
+
+/// The run was interrupted by a signal; the game is not recorded.
+#[derive(Debug)]
+pub struct Interrupted;
+
+/// The game state the referee keeps besides the position.
+struct Game<'a> {
+    setup: &'a GameSetup,
+    players: &'a mut [Player],
+    /// `order[seat]` is the index in `players` of the bot in that seat.
+    order: &'a [usize],
+    position: Position,
+    moves: Vec<MoveRecord>,
+    faults: Vec<FaultRecord>,
+    out: Vec<bool>,
+    observer: &'a mut dyn Observer,
+}
+
+/// Plays one game. `order[seat]` names the player in each seat. Bots that are not running are
+/// started first; a bot that faults is killed (and restarted by the next game's call).
+pub fn play_game(
+    setup: &GameSetup,
+    players: &mut [Player],
+    order: &[usize],
+    observer: &mut dyn Observer,
+) -> Result<GameRecord, Interrupted> {
+    let started_wall = std::time::SystemTime::now();
+    let started = Instant::now();
+    let n = setup.rules.players as usize;
+    let position = Position::new(setup.rules.clone());
+    let initial_rows = position.rows();
+    let mut game = Game {
+        setup,
+        players,
+        order,
+        position,
+        moves: Vec::new(),
+        faults: Vec::new(),
+        out: vec![false; n],
+        observer,
+    };
+    let mut seats: Vec<SeatRecord> = (0..n)
+        .map(|seat| {
+            let p = &game.players[order[seat]];
+            SeatRecord {
+                seat,
+                colour: Colour::of_seat(seat),
+                name: p.name.clone(),
+                command: p.command.clone(),
+                ready: None,
+            }
+        })
+        .collect();
+
+    game.handshake(&mut seats)?;
+    game.observer
+        .game_started(&setup.game, &seats, &game.position);
+    game.play_turns()?;
+
+    let scores = game.position.scores();
+    let eligible: Vec<bool> = game.out.iter().map(|&o| !o).collect();
+    let result = Outcome::decide(&scores, setup.rules.anti, &eligible);
+    let ranking = rank(&scores, setup.rules.anti, &eligible);
+    let final_rows = game.position.rows();
+    let end = ToBot::End {
+        game: setup.game.clone(),
+        result,
+        scores: scores.clone(),
+        rows: final_rows.clone(),
+        faults: game
+            .faults
+            .iter()
+            .map(|f| WireFault {
+                seat: f.seat,
+                kind: f.kind,
+                ply: f.ply,
+            })
+            .collect(),
+    }
+    .to_line();
+    for seat in 0..n {
+        if let Some(p) = game.process(seat) {
+            p.send(&end);
+        }
+    }
+    Ok(GameRecord {
+        format: FORMAT.into(),
+        version: VERSION,
+        game: setup.game.clone(),
+        started: rfc3339(started_wall),
+        duration_ms: started.elapsed().as_millis() as u64,
+        rules: setup.rules.clone(),
+        seed: setup.seed,
+        seats,
+        initial_rows,
+        moves: game.moves,
+        faults: game.faults,
+        final_rows,
+        scores,
+        result,
+        ranking,
+    })
+}
+
+impl Game<'_> {
+    fn process(&mut self, seat: Seat) -> Option<&mut BotProcess> {
+        self.players[self.order[seat]].process.as_mut()
+    }
+
+    /// Starts missing bots, sends every seat its `start` and collects the `ready` answers against
+    /// one shared deadline, so that slow starters start in parallel.
+    fn handshake(&mut self, seats: &mut [SeatRecord]) -> Result<(), Interrupted> {
+        let setup = self.setup;
+        let n = seats.len();
+        let players: Vec<PlayerInfo> = seats
+            .iter()
+            .map(|s| PlayerInfo {
+                seat: s.seat,
+                colour: s.colour,
+                name: s.name.clone(),
+            })
+            .collect();
+        let rows = self.position.rows();
+        let mut start_errors: Vec<Option<String>> = vec![None; n];
+        for (seat, error) in start_errors.iter_mut().enumerate() {
+            let i = self.order[seat];
+            if let Err(e) = self.players[i].ensure_started() {
+                *error = Some(format!("could not be started: {e}"));
+                continue;
+            }
+            let start = ToBot::Start {
+                protocol: crate::protocol::PROTOCOL_VERSION,
+                game: setup.game.clone(),
+                seat,
+                colour: Colour::of_seat(seat),
+                players: players.clone(),
+                rules: setup.rules.clone(),
+                size: setup.rules.side(),
+                rows: rows.clone(),
+                time: setup.time,
+            }
+            .to_line();
+            if let Some(p) = self.process(seat) {
+                p.log_note(&format!("game {} seat {seat}: start", setup.game));
+                p.send(&start);
+            }
+        }
+        let deadline = Instant::now() + Duration::from_millis(setup.time.startup_ms);
+        for (seat, error) in start_errors.into_iter().enumerate() {
+            if let Some(detail) = error {
+                self.disqualify(seat, FaultKind::Crash, detail, None);
+                continue;
+            }
+            let Some(p) = self.process(seat) else {
+                continue;
+            };
+            let received = p.recv_line(deadline, MAX_LINE_BYTES);
+            if interrupted() {
+                return Err(Interrupted);
+            }
+            match received {
+                Received::Line(line, at) if at <= deadline => match parse_reply(&line) {
+                    Ok(Reply::Ready { name, version }) => {
+                        seats[seat].ready = Some(ReadyInfo { name, version });
+                    }
+                    Ok(Reply::Move { .. }) => self.disqualify(
+                        seat,
+                        FaultKind::Malformed,
+                        "expected a ready message, got a move".into(),
+                        Some(fault_text(&line)),
+                    ),
+                    Err(e) => {
+                        self.disqualify(seat, FaultKind::Malformed, e, Some(fault_text(&line)))
+                    }
+                },
+                other => self.receive_fault(seat, other, setup.time.startup_ms, "ready"),
+            }
+        }
+        Ok(())
+    }
+
+    fn in_game(&self) -> usize {
+        self.out.iter().filter(|&&o| !o).count()
+    }
+
+    /// Plays turns until the board is finished or at most one player is left.
+    fn play_turns(&mut self) -> Result<(), Interrupted> {
+        let setup = self.setup;
+        let n = self.out.len();
+        let time = setup.time;
+        let mut clocks: Vec<Option<f64>> = vec![time.clock_ms.map(|c| c as f64); n];
+        let mut seen = vec![0usize; n];
+        while !self.position.is_over() && self.in_game() > 1 {
+            if interrupted() {
+                return Err(Interrupted);
+            }
+            let seat = self.position.to_move();
+            if self.out[seat] {
+                // Cannot happen: the position skips removed seats. Guard against a loop anyway.
+                break;
+            }
+            let (legal, kind) = self.position.legal_moves();
+            let time_ms = match clocks[seat] {
+                Some(left) => time.move_ms.min(left.max(0.0) as u64),
+                None => time.move_ms,
+            };
+            let ply = self.position.ply();
+            let turn = ToBot::Turn {
+                game: setup.game.clone(),
+                ply,
+                seat,
+                rows: self.position.rows(),
+                moves: self.moves[seen[seat]..]
+                    .iter()
+                    .map(|m| WireMove {
+                        ply: m.ply,
+                        seat: m.seat,
+                        square: m.square,
+                    })
+                    .collect(),
+                legal,
+                kind,
+                time_ms,
+                clocks_ms: clocks
+                    .iter()
+                    .map(|c| c.map(|c| c.max(0.0) as u64))
+                    .collect(),
+                out: (0..n).filter(|&s| self.out[s]).collect(),
+            }
+            .to_line();
+            let Some(p) = self.process(seat) else {
+                // Not running but not out: cannot happen (a fault takes both). Disqualify.
+                self.disqualify(seat, FaultKind::Crash, "not running".into(), None);
+                continue;
+            };
+            // A line waiting before the turn was sent is output nobody asked for.
+            if p.has_unread_output() {
+                let received = p.recv_line(Instant::now(), MAX_LINE_BYTES);
+                let text = match &received {
+                    Received::Line(line, _) => Some(fault_text(line)),
+                    Received::TooLong(prefix) => Some(fault_text(prefix)),
+                    _ => None,
+                };
+                if received == Received::Eof {
+                    self.receive_fault(seat, received, time_ms, "move");
+                } else {
+                    self.disqualify(
+                        seat,
+                        FaultKind::Malformed,
+                        "sent a line when no reply was due".into(),
+                        text,
+                    );
+                }
+                continue;
+            }
+            let sent = Instant::now();
+            let deadline = sent + Duration::from_millis(time_ms);
+            p.send(&turn);
+            let received = p.recv_line(deadline, MAX_LINE_BYTES);
+            if interrupted() {
+                return Err(Interrupted);
+            }
+            let (line, at) = match received {
+                Received::Line(line, at) if at <= deadline => (line, at),
+                other => {
+                    self.receive_fault(seat, other, time_ms, "move");
+                    continue;
+                }
+            };
+            let ms = (at - sent).as_secs_f64() * 1000.0;
+            let square = match parse_reply(&line) {
+                Ok(Reply::Move { square }) => square,
+                Ok(Reply::Ready { .. }) => {
+                    self.disqualify(
+                        seat,
+                        FaultKind::Malformed,
+                        "expected a move message, got ready".into(),
+                        Some(fault_text(&line)),
+                    );
+                    continue;
+                }
+                Err(e) => {
+                    self.disqualify(seat, FaultKind::Malformed, e, Some(fault_text(&line)));
+                    continue;
+                }
+            };
+            match self.position.play(square) {
+                Ok(played) => {
+                    if let Some(left) = clocks[seat].as_mut() {
+                        *left += time.increment_ms as f64 - ms;
+                    }
+                    let record = MoveRecord {
+                        ply,
+                        seat,
+                        square,
+                        kind: played.kind,
+                        flips: played.flips,
+                        ms: (ms * 1000.0).round() / 1000.0,
+                    };
+                    self.observer.moved(&setup.game, &record, &self.position);
+                    self.moves.push(record);
+                    seen[seat] = self.moves.len();
+                }
+                Err(illegal) => {
+                    self.disqualify(
+                        seat,
+                        FaultKind::Illegal,
+                        illegal.to_string(),
+                        Some(fault_text(&line)),
+                    );
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Turns what waiting produced, when it was not a timely line, into the matching fault.
+    fn receive_fault(&mut self, seat: Seat, received: Received, limit_ms: u64, what: &str) {
+        match received {
+            Received::Line(line, _) => self.disqualify(
+                seat,
+                FaultKind::Timeout,
+                format!("the {what} arrived after the {limit_ms} ms limit"),
+                Some(fault_text(&line)),
+            ),
+            Received::Timeout => self.disqualify(
+                seat,
+                FaultKind::Timeout,
+                format!("no {what} within {limit_ms} ms"),
+                None,
+            ),
+            Received::TooLong(prefix) => self.disqualify(
+                seat,
+                FaultKind::Malformed,
+                format!("a line longer than {MAX_LINE_BYTES} bytes"),
+                Some(fault_text(&prefix)),
+            ),
+            Received::Eof => {
+                let status = self
+                    .process(seat)
+                    .and_then(|p| p.wait_exit(Duration::from_millis(200)));
+                let detail = match status {
+                    Some(_) => format!("exited ({})", describe_status(status)),
+                    None => "closed its output".into(),
+                };
+                self.disqualify(seat, FaultKind::Crash, detail, None);
+            }
+        }
+    }
+
+    /// The sanction: kill the bot's group, take its seat out of the turn order, record why.
+    fn disqualify(&mut self, seat: Seat, kind: FaultKind, detail: String, text: Option<String>) {
+        let ply = self.position.ply();
+        let process = self.players[self.order[seat]].process.take();
+        let stderr_tail = match process {
+            Some(p) => {
+                p.log_note(&format!(
+                    "game {} seat {seat}: disqualified at ply {ply} ({kind:?}): {detail}",
+                    self.setup.game
+                ));
+                // Kill the group first: its stderr then ends at once and the tail is complete.
+                p.signal_kill();
+                p.settle_stderr(Duration::from_millis(200));
+                let tail = p.stderr_tail(STDERR_TAIL_CHARS);
+                p.kill();
+                tail
+            }
+            None => String::new(),
+        };
+        self.out[seat] = true;
+        self.position.remove_seat(seat);
+        let fault = FaultRecord {
+            seat,
+            kind,
+            ply,
+            detail,
+            text,
+            stderr_tail,
+        };
+        self.observer.faulted(&self.setup.game, &fault);
+        self.faults.push(fault);
+    }
+}
+
+/// Places, best first: seats still in the game by score (ties share a place), then every
+/// disqualified seat together in the last place.
+pub fn rank(scores: &[u32], anti: bool, eligible: &[bool]) -> Vec<Vec<Seat>> {
+    let mut seats: Vec<Seat> = (0..scores.len()).filter(|&s| eligible[s]).collect();
+    seats.sort_by_key(|&s| {
+        if anti {
+            scores[s] as i64
+        } else {
+            -(scores[s] as i64)
+        }
+    });
+    let mut places: Vec<Vec<Seat>> = Vec::new();
+    for s in seats {
+        match places.last_mut() {
+            Some(place) if scores[place[0]] == scores[s] => place.push(s),
+            _ => places.push(vec![s]),
+        }
+    }
+    let out: Vec<Seat> = (0..scores.len()).filter(|&s| !eligible[s]).collect();
+    if !out.is_empty() {
+        places.push(out);
+    }
+    places
+}
+
+/// A UTC time as RFC 3339 with seconds (`2026-11-29T11:30:00Z`), without a date library.
+pub fn rfc3339(t: std::time::SystemTime) -> String {
+    let secs = t
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs());
+    let (y, m, d) = civil_from_days((secs / 86400) as i64);
+    let s = secs % 86400;
+    format!(
+        "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}Z",
+        s / 3600,
+        s / 60 % 60,
+        s % 60
+    )
+}
+
+/// Year, month, day from days since 1970-01-01 (H. Hinnant's well-known algorithm).
+pub fn civil_from_days(z: i64) -> (i64, u32, u32) {
+    let z = z + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36524 - doe / 146_096) / 365;
+    let y = yoe + era * 400;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = (doy - (153 * mp + 2) / 5 + 1) as u32;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
+    (if m <= 2 { y + 1 } else { y }, m, d)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ranking_puts_the_disqualified_last() {
+        assert_eq!(
+            rank(&[10, 20, 20, 5], false, &[true; 4]),
+            vec![vec![1, 2], vec![0], vec![3]]
+        );
+        assert_eq!(
+            rank(&[10, 20, 20, 5], true, &[true, false, true, true]),
+            vec![vec![3], vec![0], vec![2], vec![1]]
+        );
+    }
+
+    #[test]
+    fn dates() {
+        assert_eq!(civil_from_days(0), (1970, 1, 1));
+        let t = std::time::UNIX_EPOCH + Duration::from_secs(1_795_951_800);
+        assert_eq!(rfc3339(t), "2026-11-29T11:30:00Z");
+    }
+}

@@ -1,0 +1,141 @@
+//! `multiversi replay`: look at recorded games again — in the terminal (`terminal`), in a browser
+//! (`html`), or by a program that plays them through the rules again (`verify`). Reading the
+//! files (`read`) is shared, so all three agree on what a record file holds.
+
+pub mod html;
+pub mod read;
+pub mod terminal;
+pub mod verify;
+
+use crate::cli::{exit, fail};
+use anyhow::Result;
+use clap::Args;
+use std::io::{IsTerminal, Write};
+use std::path::PathBuf;
+
+#[derive(Args, Debug)]
+pub struct ReplayArgs {
+    /// Record files (JSON Lines, one game per line, as `multiversi match` writes them).
+    #[arg(required = true, value_name = "RECORDS")]
+    pub files: Vec<PathBuf>,
+    /// The game to show: its id, or its number (1 = the first game of the files given).
+    #[arg(long, value_name = "ID|N")]
+    pub game: Option<String>,
+    /// Show the board after N moves (0 = the start) instead of after the last move.
+    #[arg(long, value_name = "N")]
+    pub ply: Option<u32>,
+    /// Play every game through the rules again and report each way a record disagrees with them.
+    #[arg(long, conflicts_with_all = ["html", "animate", "ply"])]
+    pub verify: bool,
+    /// Write a self-contained HTML viewer of the selected games to this file.
+    #[arg(long, value_name = "OUT.html", conflicts_with = "animate")]
+    pub html: Option<PathBuf>,
+    /// Show the game move by move, one board after another.
+    #[arg(long)]
+    pub animate: bool,
+    /// Milliseconds between two boards of --animate.
+    #[arg(long, value_name = "MS", default_value_t = 400, requires = "animate")]
+    pub delay: u64,
+}
+
+/// Runs `multiversi replay`.
+pub fn run(args: &ReplayArgs) -> Result<()> {
+    let records = read::read_files(&args.files)?;
+    if args.verify {
+        return run_verify(&records);
+    }
+    for damaged in &records.damaged {
+        eprintln!("multiversi: warning: {damaged} (line skipped)");
+    }
+    let selected = read::select(&records, args.game.as_deref())?;
+    if selected.is_empty() {
+        let files: Vec<String> = args.files.iter().map(|p| p.display().to_string()).collect();
+        return Err(fail(
+            exit::BAD_INPUT,
+            format!("no readable game in {}", files.join(", ")),
+        ));
+    }
+    if let (Some(ply), [only]) = (args.ply, selected.as_slice()) {
+        let moves = only.record.moves.len();
+        if ply as usize > moves {
+            return Err(fail(
+                exit::USAGE,
+                format!(
+                    "--ply {ply}: game {} has {moves} moves (give 0..{moves})",
+                    only.record.game
+                ),
+            ));
+        }
+    }
+    if let Some(out) = &args.html {
+        html::write(out, &selected, args.ply)?;
+        eprintln!(
+            "wrote {} ({} game{})",
+            out.display(),
+            selected.len(),
+            if selected.len() == 1 { "" } else { "s" }
+        );
+        return Ok(());
+    }
+    let stdout_tty = std::io::stdout().is_terminal();
+    let options = terminal::Options {
+        colour: stdout_tty && std::env::var_os("NO_COLOR").map_or(true, |v| v.is_empty()),
+        clear: stdout_tty,
+        ply: args.ply,
+        animate: args.animate.then_some(args.delay),
+    };
+    if stdout_tty && std::io::stdin().is_terminal() && !args.animate {
+        return terminal::interactive(&selected, &options);
+    }
+    terminal::print(&selected, &options)
+}
+
+/// Verifies every game read and prints one line per problem (`FILE:LINE: game ID: ply N: ...`) and
+/// a summary. Damaged lines make the exit code 3 (the file itself is damaged); otherwise any
+/// problem makes it 1.
+fn run_verify(records: &read::Records) -> Result<()> {
+    let mut out = std::io::stdout().lock();
+    let write_err = |e: std::io::Error| fail(exit::OUTPUT, format!("cannot write output: {e}"));
+    let mut bad_games = 0;
+    for damaged in &records.damaged {
+        writeln!(out, "{damaged}").map_err(write_err)?;
+    }
+    for game in &records.games {
+        let problems = verify::check(&game.record);
+        if !problems.is_empty() {
+            bad_games += 1;
+        }
+        for problem in problems {
+            writeln!(out, "{}: game {}: {problem}", game.source, game.record.game)
+                .map_err(write_err)?;
+        }
+    }
+    let total = records.games.len();
+    writeln!(
+        out,
+        "verified {total} game{}: {} hold, {bad_games} do not; {} damaged line{}",
+        if total == 1 { "" } else { "s" },
+        total - bad_games,
+        records.damaged.len(),
+        if records.damaged.len() == 1 { "" } else { "s" }
+    )
+    .map_err(write_err)?;
+    out.flush().map_err(write_err)?;
+    if !records.damaged.is_empty() {
+        return Err(fail(
+            exit::BAD_INPUT,
+            format!(
+                "{} damaged line{} in the record files",
+                records.damaged.len(),
+                if records.damaged.len() == 1 { "" } else { "s" }
+            ),
+        ));
+    }
+    if bad_games > 0 {
+        return Err(fail(
+            exit::VERIFY_FAILED,
+            format!("{bad_games} of {total} games do not hold"),
+        ));
+    }
+    Ok(())
+}

@@ -1,0 +1,172 @@
+//! Reading record files. A record file is JSON Lines written by the referee one finished game at
+//! a time, so the usual damage is a last line cut off by a crash or a kill; that must not cost the
+//! games before it. Each line is therefore read on its own: a damaged line is reported with its
+//! file and line number and every other line is still read.
+
+use crate::cli::{exit, fail};
+use crate::record::{GameRecord, FORMAT, VERSION};
+use crate::rules::Rules;
+use anyhow::Result;
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+/// Where a game came from: the file and the 1-based line number.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Source {
+    pub path: PathBuf,
+    pub line: usize,
+}
+
+impl fmt::Display for Source {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}:{}", self.path.display(), self.line)
+    }
+}
+
+/// One game read from a file.
+#[derive(Clone, Debug)]
+pub struct Loaded {
+    pub source: Source,
+    pub record: GameRecord,
+}
+
+/// A line that could not be read as a game, with the reason.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Damaged {
+    pub source: Source,
+    pub message: String,
+}
+
+impl fmt::Display for Damaged {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", self.source, self.message)
+    }
+}
+
+/// Everything read from the files given, in file and line order.
+#[derive(Clone, Debug, Default)]
+pub struct Records {
+    pub games: Vec<Loaded>,
+    pub damaged: Vec<Damaged>,
+}
+
+/// Reads every file. A file that is missing or unreadable is an error (exit 3, naming the path)
+/// before anything is shown, because the user asked for it by name; damaged lines are collected.
+pub fn read_files(paths: &[PathBuf]) -> Result<Records> {
+    let mut records = Records::default();
+    for path in paths {
+        let bytes = std::fs::read(path).map_err(|e| {
+            let why = match e.kind() {
+                std::io::ErrorKind::NotFound => "no such file".to_string(),
+                _ => e.to_string(),
+            };
+            fail(
+                exit::BAD_INPUT,
+                format!("cannot read record file {}: {why}", path.display()),
+            )
+        })?;
+        read_lines(path, &bytes, &mut records);
+    }
+    Ok(records)
+}
+
+/// Splits a file's bytes into lines and reads each; blank lines are skipped.
+pub fn read_lines(path: &Path, bytes: &[u8], into: &mut Records) {
+    for (i, line) in bytes.split(|&b| b == b'\n').enumerate() {
+        let source = Source {
+            path: path.to_path_buf(),
+            line: i + 1,
+        };
+        let line = line.strip_suffix(b"\r").unwrap_or(line);
+        if line.iter().all(u8::is_ascii_whitespace) {
+            continue;
+        }
+        match read_line(line) {
+            Ok(record) => into.games.push(Loaded { source, record }),
+            Err(message) => into.damaged.push(Damaged { source, message }),
+        }
+    }
+}
+
+/// Reads one line as a game record, or says in a sentence why it is not one.
+pub fn read_line(line: &[u8]) -> Result<GameRecord, String> {
+    let text = std::str::from_utf8(line)
+        .map_err(|e| format!("not UTF-8 text (byte {})", e.valid_up_to() + 1))?;
+    let value: serde_json::Value = serde_json::from_str(text).map_err(|e| {
+        if e.is_eof() {
+            format!(
+                "the line ends in the middle of a record (cut off, e.g. by a crash?) after {} characters",
+                text.chars().count()
+            )
+        } else {
+            format!("not valid JSON: {e}")
+        }
+    })?;
+    let object = value
+        .as_object()
+        .ok_or_else(|| "not a JSON object, so not a game record".to_string())?;
+    match object.get("format").and_then(|f| f.as_str()) {
+        Some(FORMAT) => {}
+        Some(other) => return Err(format!("format is '{other}', not '{FORMAT}'")),
+        None => {
+            return Err(format!(
+                "no \"format\":\"{FORMAT}\" field: not a game record"
+            ))
+        }
+    }
+    match object.get("version").and_then(|v| v.as_u64()) {
+        Some(v) if v == VERSION as u64 => {}
+        Some(v) => {
+            return Err(format!(
+                "record format version {v} is not supported: this build of multiversi reads version {VERSION}"
+            ))
+        }
+        None => return Err("no numeric \"version\" field".to_string()),
+    }
+    let record: GameRecord = serde_json::from_value(value)
+        .map_err(|e| format!("does not match the record format: {e}"))?;
+    // `Rules` deserializes field by field; a record is only usable with rules the engine accepts.
+    let r = &record.rules;
+    Rules::with_blocked(r.players as u32, r.board, r.anti, r.blocked.clone())
+        .map_err(|e| format!("invalid rules: {e}"))?;
+    Ok(record)
+}
+
+/// Picks the games to show: all of them, or the one `--game` names by id or by 1-based number
+/// (in file and line order over all the files given). A game that does not exist is a usage error
+/// that lists what does.
+pub fn select<'a>(records: &'a Records, game: Option<&str>) -> Result<Vec<&'a Loaded>> {
+    let Some(wanted) = game else {
+        return Ok(records.games.iter().collect());
+    };
+    if let Some(found) = records.games.iter().find(|g| g.record.game == wanted) {
+        return Ok(vec![found]);
+    }
+    if let Ok(n) = wanted.parse::<usize>() {
+        if (1..=records.games.len()).contains(&n) {
+            return Ok(vec![&records.games[n - 1]]);
+        }
+    }
+    let total = records.games.len();
+    let listed: Vec<String> = records
+        .games
+        .iter()
+        .take(10)
+        .enumerate()
+        .map(|(i, g)| format!("{} {}", i + 1, g.record.game))
+        .collect();
+    let more = if total > 10 {
+        format!(", … ({total} games)")
+    } else {
+        String::new()
+    };
+    let what = if total == 0 {
+        "there are no readable games".to_string()
+    } else {
+        format!(
+            "give a number 1..{total} or a game id: {}{more}",
+            listed.join(", ")
+        )
+    };
+    Err(fail(exit::USAGE, format!("no game '{wanted}': {what}")))
+}

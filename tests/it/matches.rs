@@ -1,0 +1,181 @@
+//! `multiversi match` with built-in bots: records that replay, seat rotation, the table, events.
+
+use crate::support::*;
+use multiversi::record::GameRecord;
+use multiversi::rules::{Outcome, Position};
+
+/// Replays a record's moves through the rules and checks every recorded fact against them.
+pub fn check_record(record: &GameRecord) {
+    let mut position = Position::new(record.rules.clone());
+    assert_eq!(position.rows(), record.initial_rows);
+    let mut faults = record.faults.iter().peekable();
+    for m in &record.moves {
+        while let Some(f) = faults.next_if(|f| f.ply <= m.ply) {
+            position.remove_seat(f.seat);
+        }
+        assert_eq!(position.ply(), m.ply);
+        assert_eq!(position.to_move(), m.seat, "ply {}", m.ply);
+        let played = position.play(m.square).expect("recorded move is legal");
+        assert_eq!(played.flips, m.flips);
+        assert_eq!(played.kind, m.kind);
+        assert!(m.ms >= 0.0);
+    }
+    assert_eq!(position.rows(), record.final_rows);
+    assert_eq!(position.scores(), record.scores);
+    let eligible: Vec<bool> = (0..record.rules.players as usize)
+        .map(|s| !record.faults.iter().any(|f| f.seat == s))
+        .collect();
+    assert_eq!(
+        Outcome::decide(&record.scores, record.rules.anti, &eligible),
+        record.result
+    );
+}
+
+#[test]
+fn builtin_match_writes_records_that_replay() {
+    let dir = temp_dir("builtin");
+    let record = dir.join("games.jsonl");
+    let out = run(&[
+        "match",
+        "--seed",
+        "7",
+        "--games",
+        "4",
+        "--record",
+        record.to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let table = stdout(&out);
+    assert!(table.starts_with("bot "), "{table}");
+    assert!(table.contains("random-2"), "{table}");
+    let records = read_records(&record);
+    assert_eq!(records.len(), 4);
+    for (g, r) in records.iter().enumerate() {
+        assert_eq!(r.format, "multiversi-game");
+        assert!(r.faults.is_empty(), "{:?}", r.faults);
+        assert_eq!(r.moves.len(), 60);
+        check_record(r);
+        // Seats rotate: bot g sits in seat 0 of game g.
+        let expected = ["random", "greedy", "random-2", "greedy-2"][g % 4];
+        assert_eq!(r.seats[0].name, expected);
+        assert_eq!(
+            r.seats[0].ready.as_ref().unwrap().name.as_deref(),
+            Some(expected.trim_end_matches("-2"))
+        );
+    }
+    // The same seed plays the same games.
+    let again = dir.join("again.jsonl");
+    let out = run(&[
+        "match",
+        "--seed",
+        "7",
+        "--games",
+        "4",
+        "--record",
+        again.to_str().unwrap(),
+    ]);
+    assert!(out.status.success());
+    let moves = |rs: &[GameRecord]| {
+        rs.iter()
+            .map(|r| r.moves.iter().map(|m| m.square).collect::<Vec<_>>())
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(moves(&read_records(&again)), moves(&records));
+}
+
+#[test]
+fn three_players_other_boards_and_blocked_squares() {
+    let dir = temp_dir("boards");
+    let record = dir.join("games.jsonl");
+    let rec = record.to_str().unwrap();
+    for board in ["10x10", "octagon"] {
+        let out = run(&[
+            "match",
+            "--players",
+            "3",
+            "--board",
+            board,
+            "--anti",
+            "--blocked",
+            "c3",
+            "--blocked-random",
+            "3",
+            "--seed",
+            "3",
+            "--games",
+            "2",
+            "--record",
+            rec,
+        ]);
+        assert!(out.status.success(), "{}", stderr(&out));
+    }
+    let records = read_records(&record);
+    assert_eq!(records.len(), 4);
+    for r in &records {
+        assert_eq!(r.rules.players, 3);
+        assert!(r.rules.anti);
+        assert_eq!(r.rules.blocked.len(), 4);
+        check_record(r);
+    }
+}
+
+#[test]
+fn events_stream_is_json_lines() {
+    let out = run(&["match", "--seed", "1", "--events", "--show"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let lines: Vec<serde_json::Value> = stdout(&out)
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("every stdout line is JSON"))
+        .collect();
+    let types: Vec<&str> = lines.iter().map(|v| v["type"].as_str().unwrap()).collect();
+    assert_eq!(types.first(), Some(&"game_start"));
+    assert_eq!(types.iter().filter(|&&t| t == "move").count(), 60);
+    assert_eq!(&types[types.len() - 2..], ["game_end", "match_end"]);
+    // Boards and the table went to stderr.
+    assert!(stderr(&out).contains("faults"));
+    assert!(stderr(&out).contains("  a b c d e f g h"));
+}
+
+#[test]
+fn match_option_errors() {
+    let cases: &[(&[&str], i32, &str)] = &[
+        (
+            &["match", "builtin:random", "builtin:random"],
+            2,
+            "2 bots given",
+        ),
+        (&["match", "--players", "5"], 2, "--players 5"),
+        (&["match", "--games", "0"], 2, "--games 0"),
+        (&["match", "--board", "9x9"], 2, "'9x9'"),
+        (
+            &["match", "builtin:random", "builtin:nope", "builtin:random"],
+            2,
+            "'nope'",
+        ),
+        (
+            &["match", "builtin:random", "builtin:random", "'unclosed"],
+            2,
+            "unterminated",
+        ),
+        (
+            &[
+                "match",
+                "builtin:random",
+                "builtin:random",
+                "./no-such-bot --x",
+            ],
+            4,
+            "no-such-bot",
+        ),
+        (
+            &["match", "--record", "/nonexistent-dir/x.jsonl"],
+            5,
+            "/nonexistent-dir/x.jsonl",
+        ),
+    ];
+    for (args, code, needle) in cases {
+        let out = run(args);
+        assert_eq!(out.status.code(), Some(*code), "{args:?}: {}", stderr(&out));
+        assert!(stderr(&out).contains(needle), "{args:?}: {}", stderr(&out));
+    }
+}

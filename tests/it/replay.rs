@@ -1,0 +1,294 @@
+//! `multiversi replay` as a user meets it: reading record files, `--verify` on good and damaged
+//! records, and the plain-text replay compared with boards the engine computes.
+
+use crate::records::{self, rows_at, sample_games};
+use crate::support::*;
+use multiversi::record::{FaultKind, FaultRecord};
+use multiversi::rules::{Outcome, Square};
+
+#[test]
+fn verify_accepts_every_board_shape_blocked_squares_and_faults() {
+    let dir = records::temp_dir("replay-verify-good");
+    let path = dir.join("games.jsonl");
+    records::write(&path, &sample_games());
+    let out = run(&["replay", "--verify", path.to_str().unwrap()]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}{}",
+        stdout(&out),
+        stderr(&out)
+    );
+    assert_eq!(
+        stdout(&out),
+        "verified 5 games: 5 hold, 0 do not; 0 damaged lines\n"
+    );
+}
+
+#[test]
+fn verify_names_the_line_game_ply_and_difference_of_each_problem() {
+    let good = sample_games();
+    let base = &good[0];
+    let mut games = Vec::new();
+    // Line 1: good.
+    games.push(base.clone());
+    // Line 2: an illegal move (onto an occupied square).
+    let mut g = base.clone();
+    g.game = "illegal".into();
+    g.moves[5].square = g.moves[2].square;
+    games.push(g);
+    // Line 3: a flip missing from a move's list.
+    let mut g = base.clone();
+    g.game = "flips".into();
+    let i = g.moves.iter().position(|m| m.flips.len() >= 2).unwrap();
+    let dropped = g.moves[i].flips.pop().unwrap();
+    games.push(g);
+    // Line 4: final board, scores and result changed.
+    let mut g = base.clone();
+    g.game = "ending".into();
+    let row = &g.final_rows[7];
+    let swapped = if row.starts_with('B') { 'W' } else { 'B' };
+    g.final_rows[7] = format!("{swapped}{}", &row[1..]);
+    g.scores[0] += 1;
+    g.result = match g.result {
+        Outcome::Win { winner } => Outcome::Win {
+            winner: (winner + 1) % 4,
+        },
+        Outcome::Draw => Outcome::Win { winner: 0 },
+    };
+    games.push(g);
+    // Line 5: a fault for White after 7 moves, though White still moves later.
+    let mut g = base.clone();
+    g.game = "fault".into();
+    g.faults.push(FaultRecord {
+        seat: 1,
+        kind: FaultKind::Timeout,
+        ply: 7,
+        detail: "no reply".into(),
+        text: None,
+        stderr_tail: String::new(),
+    });
+    games.push(g);
+    // Line 6: the last move missing.
+    let mut g = base.clone();
+    g.game = "short".into();
+    g.moves.pop();
+    games.push(g);
+
+    let dir = records::temp_dir("replay-verify-bad");
+    let path = dir.join("games.jsonl");
+    records::write(&path, &games);
+    let p = path.to_str().unwrap();
+    let out = run(&["replay", "--verify", p]);
+    let text = stdout(&out);
+    assert_eq!(out.status.code(), Some(1), "{text}{}", stderr(&out));
+    let expect = [
+        format!("{p}:2: game illegal: ply 5: "),
+        "the square is occupied".to_string(),
+        format!("{p}:3: game flips: ply {i}: "),
+        "the record says".to_string(),
+        format!("{dropped}"),
+        format!("{p}:4: game ending: ply 60: the final board differs: 1 difference: "),
+        format!("{p}:4: game ending: ply 60: the scores are"),
+        format!("{p}:4: game ending: ply 60: the result is"),
+        format!("{p}:5: game fault: ply 9: the record has White (seat 1) moving (it was disqualified earlier), but it is Red (seat 2)'s turn"),
+        format!("{p}:6: game short: ply 59: the record ends but the game is not over: "),
+        "verified 6 games: 1 hold, 5 do not; 0 damaged lines".to_string(),
+    ];
+    for needle in expect {
+        assert!(text.contains(&needle), "missing {needle:?} in:\n{text}");
+    }
+    assert!(!text.contains(&format!("{p}:1:")), "{text}");
+    assert!(stderr(&out).contains("5 of 6 games do not hold"));
+}
+
+#[test]
+fn a_damaged_line_is_reported_and_the_other_games_still_checked() {
+    let games = sample_games();
+    let mut text = records::to_lines(&games[..2]);
+    let mut v2 = serde_json::to_value(&games[2]).unwrap();
+    v2["version"] = 2.into();
+    text.push_str(&format!("{v2}\n"));
+    text.push('\n');
+    let mut bad = games[3].clone();
+    bad.moves[0].square = Square::new(0, 0);
+    text.push_str(&records::to_lines(&[bad]));
+    // A crash in the middle of writing the last game.
+    let last = records::to_lines(&games[4..]);
+    text.push_str(&last[..last.len() / 2]);
+    let dir = records::temp_dir("replay-verify-damaged");
+    let path = dir.join("games.jsonl");
+    std::fs::write(&path, text).unwrap();
+    let p = path.to_str().unwrap();
+    let out = run(&["replay", "--verify", p]);
+    let text = stdout(&out);
+    assert_eq!(out.status.code(), Some(3), "{text}{}", stderr(&out));
+    assert!(
+        text.contains(&format!("{p}:3: record format version 2 is not supported")),
+        "{text}"
+    );
+    assert!(
+        text.contains(&format!("{p}:5: game 20261129-113000-0004: ply 0: ")),
+        "{text}"
+    );
+    assert!(
+        text.contains(&format!("{p}:6: the line ends in the middle of a record")),
+        "{text}"
+    );
+    assert!(
+        text.contains("verified 3 games: 2 hold, 1 do not; 2 damaged lines"),
+        "{text}"
+    );
+}
+
+#[test]
+fn missing_files_and_unknown_games_are_named() {
+    let out = run(&["replay", "no/such/records.jsonl"]);
+    assert_eq!(out.status.code(), Some(3));
+    assert!(
+        stderr(&out).contains("no/such/records.jsonl: no such file"),
+        "{}",
+        stderr(&out)
+    );
+
+    let dir = records::temp_dir("replay-select");
+    let path = dir.join("games.jsonl");
+    records::write(&path, &sample_games()[..2]);
+    let p = path.to_str().unwrap();
+    for wanted in ["7", "nope"] {
+        let out = run(&["replay", p, "--game", wanted]);
+        assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+        let err = stderr(&out);
+        assert!(err.contains(&format!("no game '{wanted}'")), "{err}");
+        assert!(
+            err.contains("1 20261129-113000-0001, 2 20261129-113000-0002"),
+            "{err}"
+        );
+    }
+    let out = run(&["replay", p, "--game", "2", "--ply", "999"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("--ply 999: game 20261129-113000-0002 has"));
+    let empty = dir.join("empty.jsonl");
+    std::fs::write(&empty, "").unwrap();
+    let out = run(&["replay", empty.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(3));
+    assert!(
+        stderr(&out).contains("no readable game"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+/// The board lines of plain output that follow "Board after move N", as rows of letters.
+fn board_after(text: &str, heading: &str) -> Vec<String> {
+    let lines = text.lines().skip_while(|l| !l.starts_with(heading)).skip(2);
+    let mut rows = Vec::new();
+    for line in lines {
+        let Some(cells) = line.get(4..) else { break };
+        if !line[..4].trim().chars().all(|c| c.is_ascii_digit()) || line[..4].trim().is_empty() {
+            break;
+        }
+        rows.push(cells.split(' ').collect::<String>());
+    }
+    rows
+}
+
+#[test]
+fn plain_replay_shows_the_boards_the_engine_computes() {
+    let games = sample_games();
+    let dir = records::temp_dir("replay-plain");
+    let path = dir.join("games.jsonl");
+    records::write(&path, &games);
+    let p = path.to_str().unwrap();
+    for (n, rec) in games.iter().enumerate() {
+        let total = rec.moves.len();
+        for ply in [0, 1, total / 2, total] {
+            let out = run(&[
+                "replay",
+                p,
+                "--game",
+                &(n + 1).to_string(),
+                "--ply",
+                &ply.to_string(),
+            ]);
+            assert!(out.status.success(), "{}", stderr(&out));
+            let text = stdout(&out);
+            assert!(!text.contains('\x1b'), "colour codes when piped");
+            let heading = format!("Board after move {ply} of {total}");
+            assert_eq!(
+                board_after(&text, &heading),
+                rows_at(rec, ply),
+                "game {n} ply {ply}:\n{text}"
+            );
+            let move_lines = text
+                .lines()
+                .filter(|l| {
+                    l.contains(" ms") && l.trim_start().starts_with(|c: char| c.is_ascii_digit())
+                })
+                .count();
+            assert_eq!(move_lines, ply, "{text}");
+            assert_eq!(text.contains("Result: "), ply == total);
+        }
+    }
+    // The octagon with faults: disqualifications shown where they happened, and the result.
+    let out = run(&["replay", p, "--game", "20261129-113000-0005"]);
+    let text = stdout(&out);
+    assert!(
+        text.contains("✗ White random disqualified after move 7: timeout (test fault of seat 1)"),
+        "{text}"
+    );
+    assert!(
+        text.contains("✗ Green mybot disqualified after move 20: illegal move"),
+        "{text}"
+    );
+    assert!(
+        text.contains("White 0 (disqualified)") || text.contains("(disqualified)"),
+        "{text}"
+    );
+    assert!(text.contains("Ranking: 1. "), "{text}");
+    // A 3-player game shows the neutral disc and its count.
+    let out = run(&["replay", p, "--game", "2", "--ply", "0"]);
+    let text = stdout(&out);
+    assert!(text.contains("neutral 1"), "{text}");
+    assert!(
+        text.contains("  5 - . . . B W . . . . -") || text.contains("5 . . . . B W . . . ."),
+        "{text}"
+    );
+}
+
+#[test]
+fn plain_replay_of_a_whole_file_shows_every_game() {
+    let games = sample_games();
+    let dir = records::temp_dir("replay-all");
+    let path = dir.join("games.jsonl");
+    records::write(&path, &games);
+    let out = run(&["replay", path.to_str().unwrap()]);
+    assert!(out.status.success());
+    let text = stdout(&out);
+    assert_eq!(text.matches("Result: ").count(), games.len());
+    for rec in &games {
+        assert!(text.contains(&format!("Game {} (", rec.game)));
+    }
+}
+
+#[test]
+fn animate_prints_every_board_when_piped() {
+    let games = sample_games();
+    let dir = records::temp_dir("replay-animate");
+    let path = dir.join("games.jsonl");
+    records::write(&path, &games[1..2]);
+    let out = run(&[
+        "replay",
+        path.to_str().unwrap(),
+        "--animate",
+        "--delay",
+        "0",
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = stdout(&out);
+    let total = games[1].moves.len();
+    // One board per position: the start and after each move; each board ends with its discs line.
+    assert_eq!(text.matches("Discs: ").count(), total + 1, "{text}");
+    assert!(text.starts_with("Game 20261129-113000-0002"));
+    assert!(text.lines().nth(3).unwrap().starts_with("Start") || text.contains("\nStart\n"));
+}
