@@ -2,10 +2,10 @@
 //! protocol loop so that it is a bot process like any other, and the referee cannot tell it apart
 //! from a bot written in another language.
 
-pub mod serve;
 pub mod brs;
 pub mod eval;
 pub mod mcts;
+pub mod serve;
 pub mod time;
 
 use crate::rng::Rng;

@@ -2,9 +2,9 @@
 
 mod bots;
 mod cli;
-mod reference;
 mod matches;
 mod records;
+mod reference;
 mod replay;
 mod starter_bots;
 mod support;
