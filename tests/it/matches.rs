@@ -37,6 +37,10 @@ fn builtin_match_writes_records_that_replay() {
     let record = dir.join("games.jsonl");
     let out = run(&[
         "match",
+        "builtin:random",
+        "builtin:greedy",
+        "builtin:random",
+        "builtin:greedy",
         "--seed",
         "7",
         "--games",
@@ -67,6 +71,10 @@ fn builtin_match_writes_records_that_replay() {
     let again = dir.join("again.jsonl");
     let out = run(&[
         "match",
+        "builtin:random",
+        "builtin:greedy",
+        "builtin:random",
+        "builtin:greedy",
         "--seed",
         "7",
         "--games",
@@ -91,8 +99,9 @@ fn three_players_other_boards_and_blocked_squares() {
     for board in ["10x10", "octagon"] {
         let out = run(&[
             "match",
-            "--players",
-            "3",
+            "builtin:random",
+            "builtin:greedy",
+            "builtin:random",
             "--board",
             board,
             "--anti",
@@ -121,7 +130,17 @@ fn three_players_other_boards_and_blocked_squares() {
 
 #[test]
 fn events_stream_is_json_lines() {
-    let out = run(&["match", "--seed", "1", "--events", "--show"]);
+    let out = run(&[
+        "match",
+        "builtin:random",
+        "builtin:greedy",
+        "builtin:random",
+        "builtin:greedy",
+        "--seed",
+        "1",
+        "--events",
+        "--show",
+    ]);
     assert!(out.status.success(), "{}", stderr(&out));
     let lines: Vec<serde_json::Value> = stdout(&out)
         .lines()
