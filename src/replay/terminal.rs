@@ -112,11 +112,14 @@ const LAST_BG: u8 = 178;
 const BLOCKED_BG: u8 = 238;
 const RESET: &str = "\x1b[0m";
 
-/// A seat's colour name, coloured when colours are on.
+/// A seat's colour name; with colours, its disc as drawn on the board goes first, so that Black
+/// stays readable on a dark terminal and White on a light one.
 fn seat_label(seat: usize, colour: bool) -> String {
     let name = colour_name(seat);
     match (colour, disc_fg(Colour::of_seat(seat).letter())) {
-        (true, Some(fg)) => format!("\x1b[1;38;5;{fg}m{name}{RESET}"),
+        (true, Some(fg)) => {
+            format!("\x1b[48;5;{BOARD_BG};38;5;{fg}m●{RESET} \x1b[1m{name}{RESET}")
+        }
         _ => name,
     }
 }
