@@ -522,6 +522,7 @@ fn screen(
     timeline: &Timeline,
     ply: usize,
     colour: bool,
+    height: usize,
 ) -> String {
     let rec = &game.record;
     let total = rec.moves.len();
@@ -535,23 +536,32 @@ fn screen(
     let _ = writeln!(out, "Move {ply} of {total} · game {number} of {of}");
     out.push_str(&scores_text(rec, timeline, ply, colour));
     out.push('\n');
-    // A window of recent moves, the current one last.
-    let first = ply.saturating_sub(5);
-    for i in first..ply {
-        out.push_str(&move_line(rec, i, colour));
-        out.push('\n');
-        out.extend(
-            fault_lines(rec, i + 1, colour)
-                .into_iter()
-                .map(|l| l + "\n"),
-        );
-    }
-    if ply == total {
-        out.push_str(&result_text(rec, colour));
-        out.push('\n');
+    let tail = if ply == total {
+        result_text(rec, colour) + "\n"
     } else if let Some(next) = rec.moves.get(ply) {
-        let _ = writeln!(out, "Next: {} to move", seat_label(next.seat, colour));
+        format!("Next: {} to move\n", seat_label(next.seat, colour))
+    } else {
+        String::new()
+    };
+    // The recent moves, the current one last, as many as fit the terminal (at most 8 lines).
+    let used = out.matches('\n').count() + tail.matches('\n').count() + 1;
+    let room = height.saturating_sub(used).min(8);
+    let mut recent: Vec<String> = Vec::new();
+    for i in (0..ply).rev() {
+        let mut lines = fault_lines(rec, i + 1, colour);
+        lines.insert(0, move_line(rec, i, colour));
+        if recent.len() + lines.len() > room {
+            break;
+        }
+        for line in lines.into_iter().rev() {
+            recent.push(line);
+        }
     }
+    for line in recent.into_iter().rev() {
+        out.push_str(&line);
+        out.push('\n');
+    }
+    out.push_str(&tail);
     out.push_str("←/→ step · PgUp/PgDn ±10 · Home/End · n/p game · q quit");
     // Raw mode leaves output processing on, so the terminal still turns "\n" into CR LF.
     out
@@ -577,7 +587,15 @@ pub fn interactive(games: &[&Loaded], options: &Options) -> Result<()> {
         let game = games[index];
         write_out(
             &mut out,
-            &screen(game, index + 1, games.len(), &timeline, ply, options.colour),
+            &screen(
+                game,
+                index + 1,
+                games.len(),
+                &timeline,
+                ply,
+                options.colour,
+                tty::height().unwrap_or(24),
+            ),
         )?;
         let n = guard
             .read(&mut buf)
@@ -638,6 +656,14 @@ mod tty {
             libc::tcsetattr(libc::STDIN_FILENO, libc::TCSANOW, &t);
         }
         true
+    }
+
+    /// The terminal's number of rows, if stdout is a terminal that says.
+    pub fn height() -> Option<usize> {
+        // SAFETY: winsize is plain data that TIOCGWINSZ fills in.
+        let mut size: libc::winsize = unsafe { std::mem::zeroed() };
+        let ok = unsafe { libc::ioctl(libc::STDOUT_FILENO, libc::TIOCGWINSZ, &mut size) } == 0;
+        (ok && size.ws_row > 0).then_some(size.ws_row as usize)
     }
 
     pub struct RawMode;
