@@ -44,11 +44,15 @@ fn main() {
         while !pos.is_over() {
             let seat = pos.to_move();
             let started = Instant::now();
-            let deadline = started + Duration::from_millis(move_ms);
+            // As `multiversi bot` does: the engine gets 80% of the move time as its deadline.
+            let deadline = started + Duration::from_millis(move_ms * 8 / 10);
             let sq = bots[seat].choose(&pos, deadline);
             let took = started.elapsed();
             if seat == hero_seat {
                 slowest = slowest.max(took);
+                if took > Duration::from_millis(move_ms * 8 / 10) {
+                    eprintln!("slow move at ply {}: {} ms", pos.ply(), took.as_millis());
+                }
             }
             if took > Duration::from_millis(move_ms) {
                 late += 1;

@@ -9,9 +9,9 @@ use crate::rules::{Position, Square};
 use std::time::{Duration, Instant};
 
 /// Fraction of the remaining time a search may use.
-pub const SHARE: f64 = 0.65;
+pub const SHARE: f64 = 0.6;
 /// Time always left unused before the deadline, for the answer to reach the referee.
-pub const MARGIN: Duration = Duration::from_millis(30);
+pub const MARGIN: Duration = Duration::from_millis(35);
 
 /// When a search that starts at `now` must stop to answer safely before `deadline`.
 pub fn stop_time(now: Instant, deadline: Instant) -> Instant {
@@ -36,12 +36,12 @@ mod tests {
     fn stops_early_with_a_margin() {
         let now = Instant::now();
         let stop = stop_time(now, now + Duration::from_millis(100));
-        assert_eq!(stop - now, Duration::from_millis(65));
+        assert_eq!(stop - now, Duration::from_millis(60));
         let stop = stop_time(now, now + Duration::from_millis(40));
-        assert_eq!(stop - now, Duration::from_millis(10));
+        assert_eq!(stop - now, Duration::from_millis(5));
         // A deadline already past: stop at once.
         assert_eq!(stop_time(now, now), now);
         let stop = stop_time(now, now + Duration::from_secs(10));
-        assert_eq!(stop - now, Duration::from_millis(6500));
+        assert_eq!(stop - now, Duration::from_millis(6000));
     }
 }

@@ -37,16 +37,16 @@ fn builtin_match_writes_records_that_replay() {
     let record = dir.join("games.jsonl");
     let out = run(&[
         "match",
+        "builtin:random",
+        "builtin:greedy",
+        "builtin:random",
+        "builtin:greedy",
         "--seed",
         "7",
         "--games",
         "4",
         "--record",
         record.to_str().unwrap(),
-        "builtin:random",
-        "builtin:greedy",
-        "builtin:random",
-        "builtin:greedy",
     ]);
     assert!(out.status.success(), "{}", stderr(&out));
     let table = stdout(&out);
@@ -71,16 +71,16 @@ fn builtin_match_writes_records_that_replay() {
     let again = dir.join("again.jsonl");
     let out = run(&[
         "match",
+        "builtin:random",
+        "builtin:greedy",
+        "builtin:random",
+        "builtin:greedy",
         "--seed",
         "7",
         "--games",
         "4",
         "--record",
         again.to_str().unwrap(),
-        "builtin:random",
-        "builtin:greedy",
-        "builtin:random",
-        "builtin:greedy",
     ]);
     assert!(out.status.success());
     let moves = |rs: &[GameRecord]| {
@@ -99,8 +99,9 @@ fn three_players_other_boards_and_blocked_squares() {
     for board in ["10x10", "octagon"] {
         let out = run(&[
             "match",
-            "--players",
-            "3",
+            "builtin:random",
+            "builtin:greedy",
+            "builtin:random",
             "--board",
             board,
             "--anti",
@@ -114,9 +115,6 @@ fn three_players_other_boards_and_blocked_squares() {
             "2",
             "--record",
             rec,
-            "builtin:random",
-            "builtin:greedy",
-            "builtin:greedy",
         ]);
         assert!(out.status.success(), "{}", stderr(&out));
     }
@@ -134,14 +132,14 @@ fn three_players_other_boards_and_blocked_squares() {
 fn events_stream_is_json_lines() {
     let out = run(&[
         "match",
+        "builtin:random",
+        "builtin:greedy",
+        "builtin:random",
+        "builtin:greedy",
         "--seed",
         "1",
         "--events",
         "--show",
-        "builtin:random",
-        "builtin:greedy",
-        "builtin:random",
-        "builtin:greedy",
     ]);
     assert!(out.status.success(), "{}", stderr(&out));
     let lines: Vec<serde_json::Value> = stdout(&out)
@@ -158,6 +156,25 @@ fn events_stream_is_json_lines() {
 }
 
 #[test]
+fn without_bots_four_built_in_bots_play() {
+    let dir = temp_dir("default");
+    let record = dir.join("games.jsonl");
+    // A short move limit bounds the built-in searchers' thinking.
+    let out = run(&[
+        "match",
+        "--move-ms",
+        "50",
+        "--record",
+        record.to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let r = &read_records(&record)[0];
+    let names: Vec<&str> = r.seats.iter().map(|s| s.name.as_str()).collect();
+    assert_eq!(names, multiversi::bots::NAMES[..4]);
+    check_record(r);
+}
+
+#[test]
 fn match_option_errors() {
     let cases: &[(&[&str], i32, &str)] = &[
         (
@@ -166,6 +183,19 @@ fn match_option_errors() {
             "2 bots given",
         ),
         (&["match", "--players", "5"], 2, "--players 5"),
+        (&["match", "--move-ms", "0"], 2, "--move-ms 0"),
+        (
+            &[
+                "match",
+                "--cwd",
+                "7=.",
+                "builtin:random",
+                "builtin:random",
+                "builtin:random",
+            ],
+            2,
+            "--cwd 7=.",
+        ),
         (&["match", "--games", "0"], 2, "--games 0"),
         (&["match", "--board", "9x9"], 2, "'9x9'"),
         (
