@@ -5,6 +5,7 @@ use crate::records::{self, rows_at, sample_games};
 use crate::support::*;
 use multiversi::record::{FaultKind, FaultRecord};
 use multiversi::rules::{Outcome, Square};
+use std::path::Path;
 
 #[test]
 fn verify_accepts_every_board_shape_blocked_squares_and_faults() {
@@ -175,6 +176,13 @@ fn missing_files_and_unknown_games_are_named() {
     let out = run(&["replay", p, "--game", "2", "--ply", "999"]);
     assert_eq!(out.status.code(), Some(2));
     assert!(stderr(&out).contains("--ply 999: game 20261129-113000-0002 has"));
+    let out = run(&["replay", p, "--html", "no/such/dir/out.html"]);
+    assert_eq!(out.status.code(), Some(5));
+    assert!(
+        stderr(&out).contains("cannot write no/such/dir/out.html"),
+        "{}",
+        stderr(&out)
+    );
     let empty = dir.join("empty.jsonl");
     std::fs::write(&empty, "").unwrap();
     let out = run(&["replay", empty.to_str().unwrap()]);
@@ -337,4 +345,53 @@ fn real_match_records_verify_and_replay_to_their_final_boards() {
         "{}",
         stdout(&out)
     );
+}
+
+#[test]
+fn records_of_faulty_bots_verify() {
+    // The referee's scripted misbehaving bot, in two seats at different turns, so that a game
+    // has faults at the start and in the middle, of several kinds, and ends with two players.
+    let dir = records::temp_dir("replay-faulty");
+    let path = dir.join("games.jsonl");
+    let bad = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/bots/bad.py");
+    let pids = dir.join("pids");
+    let bot = |mode: &str, turn: &str| {
+        format!("python3 {} {} {mode} {turn}", bad.display(), pids.display())
+    };
+    for (a, b) in [
+        (bot("illegal", "3"), bot("garbage", "5")),
+        (bot("exit-at-once", "1"), bot("spam", "2")),
+        (bot("crash", "4"), bot("hang", "2")),
+    ] {
+        let out = run(&[
+            "match",
+            &a,
+            "builtin:random",
+            &b,
+            "builtin:greedy",
+            "--seed",
+            "3",
+            "--move-ms",
+            "300",
+            "--grace-ms",
+            "100",
+            "--record",
+            path.to_str().unwrap(),
+        ]);
+        assert!(out.status.success(), "{}", stderr(&out));
+    }
+    let text = std::fs::read_to_string(&path).unwrap();
+    let faults: usize = text
+        .lines()
+        .map(|l| {
+            serde_json::from_str::<multiversi::record::GameRecord>(l)
+                .unwrap()
+                .faults
+                .len()
+        })
+        .sum();
+    assert_eq!(faults, 6, "{text}");
+    let out = run(&["replay", "--verify", path.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(0), "{}", stdout(&out));
+    assert!(stdout(&out).contains("verified 3 games: 3 hold"));
 }
