@@ -213,16 +213,13 @@ pub fn move_line(rec: &GameRecord, index: usize, colour: bool) -> String {
         let list: Vec<String> = m.flips.iter().map(Square::to_string).collect();
         format!("flips {}", list.join(" "))
     };
+    // Pad by the visible width of the colour name: the label may carry colour codes.
+    let pad = " ".repeat(5usize.saturating_sub(colour_name(m.seat).len()));
     let who = format!(
-        "{:<5} {:<12}",
-        colour_name(m.seat),
+        "{}{pad} {:<12}",
+        seat_label(m.seat, colour),
         truncate(&seat_name(rec, m.seat), 12)
     );
-    let who = if colour {
-        who.replacen(&colour_name(m.seat), &seat_label(m.seat, true), 1)
-    } else {
-        who
-    };
     format!(
         "{:>4}. {who} {:<3}  {:<8}  {:<24} {:>9.2} ms",
         index + 1,
@@ -286,26 +283,25 @@ pub fn header(game: &Loaded, colour: bool) -> String {
         game.source,
         rules.join(" · ")
     );
-    let name_width = rec
+    // Each bot's name and the version it reported, padded so the commands line up.
+    let names: Vec<String> = rec
         .seats
         .iter()
-        .map(|s| s.name.chars().count())
-        .max()
-        .unwrap_or(0);
-    for s in &rec.seats {
-        let version = s
-            .ready
-            .as_ref()
-            .and_then(|r| r.version.as_deref())
-            .map(|v| format!(" {v}"))
-            .unwrap_or_default();
+        .map(
+            |s| match s.ready.as_ref().and_then(|r| r.version.as_deref()) {
+                Some(v) => format!("{} {v}", s.name),
+                None => s.name.clone(),
+            },
+        )
+        .collect();
+    let width = names.iter().map(|n| n.chars().count()).max().unwrap_or(0);
+    for (s, name) in rec.seats.iter().zip(&names) {
         let pad = " ".repeat(5usize.saturating_sub(colour_name(s.seat).len()));
         let _ = writeln!(
             out,
-            "  {} {}{pad} {:<name_width$}{version}  [{}]",
+            "  {} {}{pad} {name:<width$}  [{}]",
             Colour::of_seat(s.seat).letter(),
             seat_label(s.seat, colour),
-            s.name,
             s.command.join(" ")
         );
     }
