@@ -204,6 +204,15 @@ pub fn check(rec: &GameRecord) -> Vec<Problem> {
                     "{} is disqualified after the game was over",
                     seat_name(fault.seat)
                 ));
+            } else if ply > 0 && position.to_move() != fault.seat {
+                // Before the first move a fault can come from the start of the game (any seat);
+                // after it, the referee only waits on, and so only faults, the seat to move.
+                report(format!(
+                    "{} is disqualified ({:?}) but it was {}'s turn",
+                    seat_name(fault.seat),
+                    fault.kind,
+                    seat_name(position.to_move())
+                ));
             }
             position.remove_seat(fault.seat);
             playing[fault.seat] = false;
