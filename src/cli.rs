@@ -72,6 +72,9 @@ pub enum Command {
     /// The benchmark's instant bot (first legal move, no JSON parsing); see bench/referee.sh.
     #[command(hide = true)]
     BenchBot,
+    /// The match's watchdog: kills the bots' process groups when the referee dies.
+    #[command(hide = true)]
+    Guard,
 }
 
 #[derive(Args, Debug)]
@@ -177,6 +180,10 @@ pub fn run(cli: Cli) -> Result<()> {
         Command::Perft(args) => run_perft(&args),
         Command::Match(args) => crate::matches::run_match(&args),
         Command::Bot(args) => run_bot(&args),
+        Command::Guard => {
+            crate::process::run_guard();
+            Ok(())
+        }
         Command::Replay(args) => crate::replay::run(&args),
         Command::BenchBot => {
             crate::bots::serve::serve_instant().map_err(|e| fail(exit::BAD_INPUT, e))

@@ -4,7 +4,7 @@
 
 use crate::bots;
 use crate::cli::{exit, fail};
-use crate::process::{install_signal_handlers, interrupted, split_command};
+use crate::process::{install_signal_handlers, interrupted, split_command, Guard};
 use crate::protocol::TimeControl;
 use crate::record::{FaultRecord, GameRecord, SeatRecord};
 use crate::referee::{play_game, GameSetup, Observer, Player};
@@ -124,7 +124,9 @@ fn bot_name(argv: &[String]) -> String {
     };
     let first = argv.first().map(String::as_str).unwrap_or("bot");
     let base = first.rsplit('/').next().unwrap_or(first);
-    if INTERPRETERS.contains(&base) || base.starts_with("python") {
+    if (INTERPRETERS.contains(&base) || base.starts_with("python"))
+        && !argv.iter().any(|a| a == "-c" || a == "-e")
+    {
         if let Some(script) = argv[1..].iter().find(|a| !a.starts_with('-')) {
             return stem(script);
         }
@@ -243,14 +245,12 @@ impl MatchArgs {
                 process: None,
             });
         }
-        // Names are how the table tells bots apart: make them unique.
-        for i in 0..players.len() {
-            let same = players[..i]
-                .iter()
-                .filter(|p| p.name == players[i].name)
-                .count();
-            if same > 0 {
-                players[i].name = format!("{}-{}", players[i].name, same + 1);
+        // Names are how the table tells bots apart: the second `random` is `random-2`.
+        let given: Vec<String> = players.iter().map(|p| p.name.clone()).collect();
+        for (i, p) in players.iter_mut().enumerate() {
+            let before = given[..i].iter().filter(|&n| *n == given[i]).count();
+            if before > 0 {
+                p.name = format!("{}-{}", given[i], before + 1);
             }
         }
         if let Some(dir) = &self.log_dir {
@@ -393,6 +393,10 @@ pub fn run_match(args: &MatchArgs) -> Result<()> {
         ),
         None => None,
     };
+    let exe = std::env::current_exe()
+        .map_err(|e| fail(exit::BOT_START, format!("cannot find this program: {e}")))?;
+    let _guard = Guard::start(&exe, &["guard"])
+        .map_err(|e| fail(exit::BOT_START, format!("cannot start the watchdog: {e}")))?;
     // Every bot must start before any game begins: a wrong command is an error, not a fault.
     for (i, p) in config.players.iter_mut().enumerate() {
         p.ensure_started().map_err(|e| {
@@ -579,5 +583,6 @@ mod tests {
         assert_eq!(bot_name(&v("./target/release/best --depth 3")), "best");
         assert_eq!(bot_name(&v("node starter/js/bot.js")), "bot");
         assert_eq!(bot_name(&v("java -jar x.jar")), "x");
+        assert_eq!(bot_name(&v("sh -c 'exec ./x'")), "sh");
     }
 }

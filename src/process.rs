@@ -116,14 +116,99 @@ fn register_group(pgid: i32) {
             .compare_exchange(0, pgid, Ordering::SeqCst, Ordering::SeqCst)
             .is_ok()
         {
-            return;
+            break;
+        }
+    }
+    tell_guard(&format!("+{pgid}\n"));
+}
+
+fn unregister_group(pgid: i32) {
+    let mut known = false;
+    for slot in &GROUPS {
+        known |= slot
+            .compare_exchange(pgid, 0, Ordering::SeqCst, Ordering::SeqCst)
+            .is_ok();
+    }
+    if known {
+        tell_guard(&format!("-{pgid}\n"));
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The guard: kills bot groups if the referee dies without a chance to do it (SIGKILL).
+
+/// The pipe to the guard process, when one runs.
+static GUARD: Mutex<Option<ChildStdin>> = Mutex::new(None);
+
+fn tell_guard(line: &str) {
+    if let Ok(mut guard) = GUARD.lock() {
+        if let Some(pipe) = guard.as_mut() {
+            // A few bytes into a pipe the guard drains at once; if the guard is gone, the
+            // referee still kills its groups itself on every path it lives through.
+            if pipe.write_all(line.as_bytes()).is_err() {
+                *guard = None;
+            }
         }
     }
 }
 
-fn unregister_group(pgid: i32) {
-    for slot in &GROUPS {
-        let _ = slot.compare_exchange(pgid, 0, Ordering::SeqCst, Ordering::SeqCst);
+/// A watchdog process that outlives a killed referee by an instant. The parent-death signal
+/// kills each bot leader, but not the helpers a bot may have started; the guard is told every
+/// bot's process group and kills the groups still listed when its input ends, which happens
+/// when the referee exits for any reason, SIGKILL included.
+pub struct Guard {
+    child: Child,
+}
+
+impl Guard {
+    /// Starts `program args…` as the guard (this binary's hidden `guard` command).
+    pub fn start(program: &Path, args: &[&str]) -> io::Result<Guard> {
+        let mut child = Command::new(program)
+            .args(args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            // Its own group, so that Ctrl-C at the terminal does not end it before the referee.
+            .process_group(0)
+            .spawn()?;
+        let pipe = child.stdin.take();
+        if let Ok(mut guard) = GUARD.lock() {
+            *guard = pipe;
+        }
+        Ok(Guard { child })
+    }
+}
+
+impl Drop for Guard {
+    /// On a normal end every group is already gone: closing the pipe lets the guard exit.
+    fn drop(&mut self) {
+        if let Ok(mut guard) = GUARD.lock() {
+            *guard = None;
+        }
+        let _ = self.child.wait();
+    }
+}
+
+/// The guard's side: reads `+PGID` / `-PGID` lines until its input ends, then kills every
+/// group still listed.
+pub fn run_guard() {
+    let mut groups: Vec<i32> = Vec::new();
+    let stdin = io::stdin();
+    let mut line = String::new();
+    let mut input = stdin.lock();
+    while matches!(io::BufRead::read_line(&mut input, &mut line), Ok(n) if n > 0) {
+        let text = line.trim();
+        if let Some(pgid) = text.strip_prefix('+').and_then(|n| n.parse().ok()) {
+            groups.push(pgid);
+        } else if let Some(pgid) = text.strip_prefix('-').and_then(|n| n.parse::<i32>().ok()) {
+            groups.retain(|&g| g != pgid);
+        }
+        line.clear();
+    }
+    for pgid in groups {
+        if pgid > 1 {
+            kill_group(pgid);
+        }
     }
 }
 
@@ -383,7 +468,7 @@ impl BotProcess {
     /// Whether a complete line (or too long a line, or end of output) is already waiting,
     /// without waiting for one. The referee uses this to catch output nobody asked for.
     pub fn has_unread_output(&mut self) -> bool {
-        self.fill(Some(Duration::ZERO));
+        self.fill(Duration::ZERO);
         self.buffer.contains(&b'\n') || (!self.buffer.is_empty() && self.eof)
     }
 
@@ -421,48 +506,43 @@ impl BotProcess {
             if now >= deadline {
                 return Received::Timeout;
             }
-            self.fill(Some(deadline - now));
+            self.fill(deadline - now);
         }
     }
 
-    /// Waits up to `wait` (forever for None) for output, writing pending input meanwhile, and
-    /// reads whatever has arrived.
-    fn fill(&mut self, wait: Option<Duration>) {
-        let mut fds = [
+    /// Waits up to `wait` for output, writing pending input meanwhile, and reads whatever has
+    /// arrived.
+    fn fill(&mut self, wait: Duration) {
+        wait_any(&mut [self], wait);
+    }
+
+    /// The descriptors to wait on: stdout for reading, stdin for writing when input is pending.
+    fn poll_fds(&self) -> [libc::pollfd; 2] {
+        let stdin = match &self.stdin {
+            Some(stdin) if !self.pending.is_empty() => stdin.as_raw_fd(),
+            _ => -1,
+        };
+        [
             libc::pollfd {
-                fd: self.stdout.as_raw_fd(),
+                fd: if self.eof {
+                    -1
+                } else {
+                    self.stdout.as_raw_fd()
+                },
                 events: libc::POLLIN,
                 revents: 0,
             },
             libc::pollfd {
-                fd: -1,
+                fd: stdin,
                 events: libc::POLLOUT,
                 revents: 0,
             },
-        ];
-        if !self.pending.is_empty() {
-            if let Some(stdin) = &self.stdin {
-                fds[1].fd = stdin.as_raw_fd();
-            }
-        }
-        let timeout = wait.map(|d| libc::timespec {
-            tv_sec: d.as_secs().min(i32::MAX as u64) as libc::time_t,
-            tv_nsec: d.subsec_nanos() as libc::c_long,
-        });
-        let timeout_ptr = timeout
-            .as_ref()
-            .map_or(std::ptr::null(), |t| t as *const libc::timespec);
-        // SAFETY: two valid pollfd entries; a null or valid timespec.
-        let ready = unsafe { libc::ppoll(fds.as_mut_ptr(), 2, timeout_ptr, std::ptr::null()) };
-        if ready <= 0 {
-            return;
-        }
-        if fds[1].revents != 0 {
-            self.flush_pending();
-        }
-        if fds[0].revents != 0 {
-            self.read_available();
-        }
+        ]
+    }
+
+    /// Whether `recv_line` would return at once (a line, an over-long line, or end of output).
+    pub fn has_news(&self, cap: usize) -> bool {
+        self.eof || self.buffer.len() > cap || self.buffer[self.scanned..].contains(&b'\n')
     }
 
     fn read_available(&mut self) {
@@ -615,6 +695,37 @@ fn drain_stderr(mut stderr: std::process::ChildStderr, sink: Arc<Mutex<StderrSin
     }
 }
 
+/// Waits up to `wait` until any of the bots has output (or takes pending input), and reads and
+/// writes what it can. Used to wait for several bots against one deadline (the `ready` answers)
+/// without letting one slow bot delay noticing the others.
+pub fn wait_any(bots: &mut [&mut BotProcess], wait: Duration) {
+    let mut fds: Vec<libc::pollfd> = bots.iter().flat_map(|b| b.poll_fds()).collect();
+    let timeout = libc::timespec {
+        tv_sec: wait.as_secs().min(i32::MAX as u64) as libc::time_t,
+        tv_nsec: wait.subsec_nanos() as libc::c_long,
+    };
+    // SAFETY: valid pollfd entries (fd -1 is ignored by the kernel) and a valid timespec.
+    let ready = unsafe {
+        libc::ppoll(
+            fds.as_mut_ptr(),
+            fds.len() as libc::nfds_t,
+            &timeout,
+            std::ptr::null(),
+        )
+    };
+    if ready <= 0 {
+        return;
+    }
+    for (bot, pair) in bots.iter_mut().zip(fds.chunks(2)) {
+        if pair[1].revents != 0 {
+            bot.flush_pending();
+        }
+        if pair[0].revents != 0 {
+            bot.read_available();
+        }
+    }
+}
+
 /// Describes how a process ended, for fault records: `exit code 3` or `killed by signal 11 (SIGSEGV)`.
 pub fn describe_status(status: Option<ExitStatus>) -> String {
     match status {
@@ -688,6 +799,22 @@ mod tests {
         let pid = bot.pid();
         bot.kill();
         assert!(!Path::new(&format!("/proc/{pid}")).exists());
+    }
+
+    #[test]
+    fn a_bot_that_never_reads_never_blocks_the_referee() {
+        let argv: Vec<String> = ["sleep", "30"].iter().map(|s| s.to_string()).collect();
+        let mut bot = BotProcess::spawn(&argv, None, None).unwrap();
+        let started = Instant::now();
+        // Far more than a pipe holds: the rest waits in the referee's buffer.
+        for _ in 0..64 {
+            bot.send(&[b'x'; 16384]);
+        }
+        let deadline = Instant::now() + Duration::from_millis(100);
+        assert_eq!(bot.recv_line(deadline, 100), Received::Timeout);
+        assert!(started.elapsed() < Duration::from_secs(10));
+        assert!(!bot.pending.is_empty());
+        bot.kill();
     }
 
     #[test]

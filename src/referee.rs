@@ -6,7 +6,7 @@
 //! its turns are skipped from then on, its discs stay on the board, it cannot win and ranks below
 //! every other player. The game goes on among the rest; when one player is left, it wins.
 
-use crate::process::{describe_status, interrupted, BotProcess, Received};
+use crate::process::{describe_status, interrupted, wait_any, BotProcess, Received};
 use crate::protocol::{
     fault_text, parse_reply, PlayerInfo, Reply, TimeControl, ToBot, WireFault, WireMove,
     MAX_LINE_BYTES,
@@ -229,35 +229,59 @@ impl Game<'_> {
             }
         }
         let deadline = Instant::now() + Duration::from_millis(setup.time.startup_ms);
+        let mut waiting: Vec<Seat> = Vec::new();
         for (seat, error) in start_errors.into_iter().enumerate() {
-            if let Some(detail) = error {
-                self.disqualify(seat, FaultKind::Crash, detail, None);
-                continue;
+            match error {
+                Some(detail) => self.disqualify(seat, FaultKind::Crash, detail, None),
+                None => waiting.push(seat),
             }
-            let Some(p) = self.process(seat) else {
-                continue;
-            };
-            let received = p.recv_line(deadline, MAX_LINE_BYTES);
+        }
+        // Wait for all answers at once, so that each arrival time is noted as it happens.
+        while !waiting.is_empty() {
             if interrupted() {
                 return Err(Interrupted);
             }
-            match received {
-                Received::Line(line, at) if at <= deadline => match parse_reply(&line) {
-                    Ok(Reply::Ready { name, version }) => {
-                        seats[seat].ready = Some(ReadyInfo { name, version });
-                    }
-                    Ok(Reply::Move { .. }) => self.disqualify(
-                        seat,
-                        FaultKind::Malformed,
-                        "expected a ready message, got a move".into(),
-                        Some(fault_text(&line)),
-                    ),
-                    Err(e) => {
-                        self.disqualify(seat, FaultKind::Malformed, e, Some(fault_text(&line)))
-                    }
-                },
-                other => self.receive_fault(seat, other, setup.time.startup_ms, "ready"),
+            let mut still = Vec::new();
+            for seat in waiting {
+                let Some(p) = self.process(seat) else {
+                    continue;
+                };
+                if !p.has_news(MAX_LINE_BYTES) && Instant::now() < deadline {
+                    still.push(seat);
+                    continue;
+                }
+                match p.recv_line(deadline, MAX_LINE_BYTES) {
+                    Received::Line(line, at) if at <= deadline => match parse_reply(&line) {
+                        Ok(Reply::Ready { name, version }) => {
+                            seats[seat].ready = Some(ReadyInfo { name, version });
+                        }
+                        Ok(Reply::Move { .. }) => self.disqualify(
+                            seat,
+                            FaultKind::Malformed,
+                            "expected a ready message, got a move".into(),
+                            Some(fault_text(&line)),
+                        ),
+                        Err(e) => {
+                            self.disqualify(seat, FaultKind::Malformed, e, Some(fault_text(&line)))
+                        }
+                    },
+                    other => self.receive_fault(seat, other, setup.time.startup_ms, "ready"),
+                }
             }
+            waiting = still;
+            let now = Instant::now();
+            if waiting.is_empty() || now >= deadline {
+                continue;
+            }
+            let indices: Vec<usize> = waiting.iter().map(|&seat| self.order[seat]).collect();
+            let mut procs: Vec<&mut BotProcess> = self
+                .players
+                .iter_mut()
+                .enumerate()
+                .filter(|(i, _)| indices.contains(i))
+                .filter_map(|(_, p)| p.process.as_mut())
+                .collect();
+            wait_any(&mut procs, deadline - now);
         }
         Ok(())
     }

@@ -550,8 +550,8 @@ fn screen(
         let _ = writeln!(out, "Next: {} to move", seat_label(next.seat, colour));
     }
     out.push_str("←/→ step · PgUp/PgDn ±10 · Home/End · n/p game · q quit");
-    // The terminal is in raw mode: end lines with CR LF.
-    out.replace('\n', "\r\n")
+    // Raw mode leaves output processing on, so the terminal still turns "\n" into CR LF.
+    out
 }
 
 /// Steps through the games with the keyboard until `q`.
@@ -696,5 +696,28 @@ mod tty {
                 let _ = std::io::Write::flush(&mut std::io::stdout());
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn keys_decode_as_terminals_send_them() {
+        use Key::*;
+        assert_eq!(decode_keys(b"\x1b[C\x1b[D\x1bOC"), vec![Next, Prev, Next]);
+        assert_eq!(
+            decode_keys(b"\x1b[H\x1b[F\x1b[1~\x1b[4~"),
+            vec![First, Last, First, Last]
+        );
+        assert_eq!(
+            decode_keys(b"\x1b[5~\x1b[6~np"),
+            vec![PageUp, PageDown, NextGame, PrevGame]
+        );
+        assert_eq!(decode_keys(b"\x1b[1;5Cq"), vec![Quit]);
+        assert_eq!(decode_keys(b"\x1b"), vec![Quit]);
+        assert_eq!(decode_keys(b"\x03"), vec![Quit]);
+        assert_eq!(decode_keys(b"x"), vec![]);
     }
 }

@@ -2,9 +2,13 @@
 
 mod bots;
 mod cli;
+mod faults;
 mod matches;
 mod records;
 mod reference;
 mod replay;
+mod replay_browser;
+mod replay_tty;
+mod signals;
 mod starter_bots;
 mod support;

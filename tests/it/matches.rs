@@ -156,6 +156,25 @@ fn events_stream_is_json_lines() {
 }
 
 #[test]
+fn without_bots_four_built_in_bots_play() {
+    let dir = temp_dir("default");
+    let record = dir.join("games.jsonl");
+    // A short move limit bounds the built-in searchers' thinking.
+    let out = run(&[
+        "match",
+        "--move-ms",
+        "50",
+        "--record",
+        record.to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let r = &read_records(&record)[0];
+    let names: Vec<&str> = r.seats.iter().map(|s| s.name.as_str()).collect();
+    assert_eq!(names, multiversi::bots::default_lineup(4));
+    check_record(r);
+}
+
+#[test]
 fn match_option_errors() {
     let cases: &[(&[&str], i32, &str)] = &[
         (
@@ -164,6 +183,19 @@ fn match_option_errors() {
             "2 bots given",
         ),
         (&["match", "--players", "5"], 2, "--players 5"),
+        (&["match", "--move-ms", "0"], 2, "--move-ms 0"),
+        (
+            &[
+                "match",
+                "--cwd",
+                "7=.",
+                "builtin:random",
+                "builtin:random",
+                "builtin:random",
+            ],
+            2,
+            "--cwd 7=.",
+        ),
         (&["match", "--games", "0"], 2, "--games 0"),
         (&["match", "--board", "9x9"], 2, "'9x9'"),
         (

@@ -180,3 +180,58 @@ pub fn temp_dir(name: &str) -> std::path::PathBuf {
 pub fn square(name: &str) -> Square {
     name.parse().expect("square name")
 }
+
+/// Real records: `multiversi match` with built-in bots on every board shape, one game with a bot
+/// that crashes at the start (`false`), appended to `path`; returns the records read back.
+pub fn real_games(path: &Path) -> Vec<GameRecord> {
+    let p = path.to_str().expect("utf-8 path");
+    let runs: [&[&str]; 3] = [
+        &[
+            "--seed",
+            "7",
+            "builtin:random",
+            "builtin:greedy",
+            "builtin:random",
+            "builtin:greedy",
+        ],
+        &[
+            "--seed",
+            "8",
+            "--board",
+            "octagon",
+            "--blocked-random",
+            "4",
+            "builtin:random",
+            "builtin:greedy",
+            "builtin:random",
+        ],
+        &[
+            "--seed",
+            "9",
+            "--board",
+            "10x10",
+            "--anti",
+            "builtin:random",
+            "builtin:greedy",
+            "false",
+            "builtin:random",
+        ],
+    ];
+    for args in runs {
+        let out = crate::support::multiversi()
+            .args(["match", "--record", p])
+            .args(args)
+            .output()
+            .expect("multiversi match runs");
+        assert!(
+            out.status.success(),
+            "match {args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    std::fs::read_to_string(path)
+        .expect("records written")
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("a record line"))
+        .collect()
+}

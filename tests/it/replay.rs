@@ -250,10 +250,10 @@ fn plain_replay_shows_the_boards_the_engine_computes() {
     let out = run(&["replay", p, "--game", "2", "--ply", "0"]);
     let text = stdout(&out);
     assert!(text.contains("neutral 1"), "{text}");
-    assert!(
-        text.contains("  5 - . . . B W . . . . -") || text.contains("5 . . . . B W . . . ."),
-        "{text}"
-    );
+    // The octagon's cut corners, the centre and the neutral disc (e6) as the record writes them.
+    assert!(text.contains("\n  1 - - . . . . . . - -\n"), "{text}");
+    assert!(text.contains("\n  5 . . . . B W . . . .\n"), "{text}");
+    assert!(text.contains("\n  6 . . . . N R . . . .\n"), "{text}");
 }
 
 #[test]
@@ -291,4 +291,43 @@ fn animate_prints_every_board_when_piped() {
     assert_eq!(text.matches("Discs: ").count(), total + 1, "{text}");
     assert!(text.starts_with("Game 20261129-113000-0002"));
     assert!(text.lines().nth(3).unwrap().starts_with("Start") || text.contains("\nStart\n"));
+}
+
+#[test]
+fn real_match_records_verify_and_replay_to_their_final_boards() {
+    let dir = records::temp_dir("replay-real");
+    let path = dir.join("match.jsonl");
+    let games = records::real_games(&path);
+    assert_eq!(games.len(), 3);
+    assert!(
+        games[2].faults.iter().any(|f| f.kind == FaultKind::Crash),
+        "the game with `false` records its crash"
+    );
+    let p = path.to_str().unwrap();
+    let out = run(&["replay", "--verify", p]);
+    assert_eq!(out.status.code(), Some(0), "{}", stdout(&out));
+    assert_eq!(
+        stdout(&out),
+        "verified 3 games: 3 hold, 0 do not; 0 damaged lines\n"
+    );
+    for (n, rec) in games.iter().enumerate() {
+        let out = run(&["replay", p, "--game", &(n + 1).to_string()]);
+        let total = rec.moves.len();
+        let text = stdout(&out);
+        let heading = format!("Board after move {total} of {total}");
+        assert_eq!(board_after(&text, &heading), rec.final_rows, "{text}");
+    }
+    // One changed square in a real record is caught.
+    let mut bad = games[1].clone();
+    let m = bad.moves.iter_mut().find(|m| !m.flips.is_empty()).unwrap();
+    m.flips.clear();
+    let bad_path = dir.join("bad.jsonl");
+    records::write(&bad_path, &[bad]);
+    let out = run(&["replay", "--verify", bad_path.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1), "{}", stdout(&out));
+    assert!(
+        stdout(&out).contains("by the rules, but the record says nothing"),
+        "{}",
+        stdout(&out)
+    );
 }

@@ -1,0 +1,93 @@
+#!/usr/bin/env python3
+"""A scripted bot for the referee's tests: it plays its first legal move, and misbehaves in one
+chosen way at one chosen turn.
+
+    bad.py PIDFILE MODE [TURN] [ARG]
+
+It appends its own PID (and those of any children it starts) to PIDFILE so that the tests can
+check afterwards that no process remains. TURN counts this bot's turns from 1 (default 1).
+"""
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+
+pidfile, mode = sys.argv[1], sys.argv[2]
+turn_to_fail = int(sys.argv[3]) if len(sys.argv) > 3 else 1
+arg = sys.argv[4] if len(sys.argv) > 4 else None
+
+
+def note_pid(pid):
+    with open(pidfile, "a") as f:
+        f.write(f"{pid}\n")
+
+
+def send(text):
+    sys.stdout.write(text)
+    sys.stdout.flush()
+
+
+note_pid(os.getpid())
+if mode == "orphan":
+    # A helper that ignores SIGTERM and outlives its parent unless its group is killed.
+    child = subprocess.Popen(["sh", "-c", "trap '' TERM; while :; do sleep 1; done"])
+    note_pid(child.pid)
+if mode == "exit-at-once":
+    print("exiting before ready", file=sys.stderr)
+    sys.exit(2)
+if mode == "mute":
+    # Never reads its input and never answers.
+    time.sleep(1000)
+
+turns = 0
+for line in sys.stdin:
+    msg = json.loads(line)
+    kind = msg["type"]
+    if kind == "start":
+        if mode == "no-ready":
+            continue
+        send(json.dumps({"type": "ready", "name": "bad-" + mode, "version": "1"}) + "\n")
+        continue
+    if kind != "turn":
+        continue
+    turns += 1
+    if mode == "slow" and turns <= turn_to_fail:
+        time.sleep(int(arg) / 1000)
+    elif turns == turn_to_fail:
+        print(f"misbehaving on purpose: {mode}", file=sys.stderr)
+        sys.stderr.flush()
+        if mode == "hang":
+            time.sleep(1000)
+        elif mode == "crash":
+            sys.exit(3)
+        elif mode == "signal":
+            os.kill(os.getpid(), signal.SIGSEGV)
+        elif mode == "garbage":
+            send("this is not json\n")
+            continue
+        elif mode == "binary":
+            sys.stdout.buffer.write(b'{"type":"move","square":"\xff\xfe"}\n')
+            sys.stdout.flush()
+            continue
+        elif mode == "flood":
+            chunk = "x" * 65536
+            while True:
+                send(chunk)
+        elif mode == "unknown":
+            send('{"type":"pass"}\n')
+            continue
+        elif mode == "illegal":
+            # The first occupied square: never a legal move.
+            size = len(msg["rows"])
+            sq = next(f"{chr(97 + c)}{r + 1}" for r in range(size) for c in range(size)
+                      if msg["rows"][r][c] in "BWRGN")
+            send(json.dumps({"type": "move", "square": sq}) + "\n")
+            continue
+        elif mode == "spam":
+            # Two answers to one turn in one write: the second is there when nobody asked.
+            answer = json.dumps({"type": "move", "square": msg["legal"][0]}) + "\n"
+            send(answer + answer)
+            continue
+    send(json.dumps({"type": "move", "square": msg["legal"][0]}) + "\n")

@@ -1,0 +1,300 @@
+//! Scripted misbehaving bots (`tests/bots/bad.py`): every fault kind ends in the right record,
+//! the game completes for the others, and no process remains afterwards (checked in /proc).
+
+use crate::matches::check_record;
+use crate::support::*;
+use multiversi::record::{FaultKind, GameRecord};
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+/// The command line of the scripted bot.
+fn bad_bot(pids: &Path, mode: &str, turn: u32, arg: &str) -> String {
+    format!(
+        "python3 {}/tests/bots/bad.py {} {mode} {turn} {arg}",
+        env!("CARGO_MANIFEST_DIR"),
+        pids.display()
+    )
+}
+
+/// Whether a process is gone (or a zombie that can do nothing more while it waits for a reaper).
+fn gone(pid: u32) -> bool {
+    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
+        Err(_) => true,
+        Ok(stat) => stat
+            .rsplit(')')
+            .next()
+            .is_some_and(|rest| rest.trim_start().starts_with('Z')),
+    }
+}
+
+/// Checks that every process a scripted bot wrote down is gone, allowing a moment for the
+/// kernel to finish killing them.
+pub fn assert_no_process_left(pids: &Path) {
+    let text = std::fs::read_to_string(pids).unwrap_or_default();
+    let pids: Vec<u32> = text.lines().filter_map(|l| l.trim().parse().ok()).collect();
+    assert!(!pids.is_empty(), "the scripted bots wrote no pids");
+    let until = Instant::now() + Duration::from_secs(3);
+    for pid in pids {
+        while !gone(pid) {
+            assert!(Instant::now() < until, "process {pid} is still running");
+            std::thread::sleep(Duration::from_millis(10));
+        }
+    }
+}
+
+/// Plays one 4-player game with the scripted bot in seat 0 and three built-in bots.
+fn one_game(name: &str, mode: &str, turn: u32, startup_ms: &str) -> (GameRecord, String) {
+    let dir = temp_dir(name);
+    let pids = dir.join("pids");
+    game_with(&dir, &bad_bot(&pids, mode, turn, "0"), startup_ms)
+}
+
+/// Plays one 4-player game with `bot` in seat 0; `dir/pids` lists the processes to check.
+fn game_with(dir: &Path, bot: &str, startup_ms: &str) -> (GameRecord, String) {
+    let pids = dir.join("pids");
+    let record = dir.join("games.jsonl");
+    let args = vec![
+        "match",
+        bot,
+        "builtin:random",
+        "builtin:greedy",
+        "builtin:random",
+        "--seed",
+        "5",
+        "--move-ms",
+        "400",
+        "--startup-ms",
+        startup_ms,
+        "--grace-ms",
+        "200",
+        "--record",
+        record.to_str().unwrap(),
+    ];
+    let out = run(&args);
+    assert!(out.status.success(), "{bot}: {}", stderr(&out));
+    assert_no_process_left(&pids);
+    let mut records = read_records(&record);
+    assert_eq!(records.len(), 1);
+    (records.remove(0), stderr(&out))
+}
+
+/// The game went on without seat 0 from the fault on, and seat 0 ranks last.
+fn check_disqualified(r: &GameRecord, ply: u32) {
+    check_record(r);
+    assert_eq!(r.faults.len(), 1, "{:?}", r.faults);
+    assert_eq!(r.faults[0].seat, 0);
+    assert_eq!(r.faults[0].ply, ply);
+    assert!(r.moves.iter().all(|m| m.seat != 0 || m.ply < ply));
+    assert!(r.moves.iter().any(|m| m.ply > ply), "the game went on");
+    assert!(
+        !r.final_rows.iter().any(|row| row.contains('.')),
+        "the board was filled"
+    );
+    assert_eq!(r.ranking.last(), Some(&vec![0]));
+    assert_ne!(r.result, multiversi::rules::Outcome::Win { winner: 0 });
+}
+
+#[test]
+fn each_fault_kind_is_recorded_and_the_game_goes_on() {
+    let cases: &[(&str, FaultKind, &str, Option<&str>)] = &[
+        ("hang", FaultKind::Timeout, "no move within 400 ms", None),
+        ("crash", FaultKind::Crash, "exit code 3", None),
+        (
+            "signal",
+            FaultKind::Crash,
+            "killed by signal 11 (SIGSEGV)",
+            None,
+        ),
+        (
+            "garbage",
+            FaultKind::Malformed,
+            "not JSON",
+            Some("this is not json"),
+        ),
+        (
+            "binary",
+            FaultKind::Malformed,
+            "not UTF-8",
+            Some("{\"type\":\"move\""),
+        ),
+        (
+            "flood",
+            FaultKind::Malformed,
+            "longer than 16384 bytes",
+            Some("xxxx"),
+        ),
+        (
+            "unknown",
+            FaultKind::Malformed,
+            "unknown message type 'pass'",
+            Some("{\"type\":\"pass\"}"),
+        ),
+        (
+            "illegal",
+            FaultKind::Illegal,
+            "the square is occupied",
+            Some("\"square\": \""),
+        ),
+        (
+            "spam",
+            FaultKind::Malformed,
+            "no reply was due",
+            Some("\"type\": \"move\""),
+        ),
+    ];
+    // Run the cases side by side: each waits on its own bots, not on the CPU.
+    let handles: Vec<_> = cases
+        .iter()
+        .map(|&(mode, kind, detail, text)| {
+            std::thread::spawn(move || {
+                let (r, err) = one_game(&format!("fault-{mode}"), mode, 2, "10000");
+                let f = &r.faults[0];
+                assert_eq!(f.kind, kind, "{mode}: {f:?}");
+                assert!(f.detail.contains(detail), "{mode}: {f:?}");
+                if let Some(text) = text {
+                    assert!(
+                        f.text.as_deref().unwrap_or("").contains(text),
+                        "{mode}: {f:?}"
+                    );
+                }
+                assert!(f.text.as_deref().unwrap_or("").chars().count() <= 201);
+                if mode != "flood" {
+                    assert!(
+                        f.stderr_tail
+                            .contains(&format!("misbehaving on purpose: {mode}")),
+                        "{mode}: {f:?}"
+                    );
+                }
+                // The spam bot's extra line is noticed at its next turn.
+                let ply = if mode == "spam" { 8 } else { 4 };
+                check_disqualified(&r, ply);
+                assert!(err.contains("disqualified"), "{mode}: {err}");
+            })
+        })
+        .collect();
+    for h in handles {
+        h.join().expect("case passed");
+    }
+}
+
+#[test]
+fn faults_before_the_first_move() {
+    // A shell bot starts fast even on a loaded machine, so a short startup limit is safe here.
+    let dir = temp_dir("no-ready");
+    let bot = format!(
+        "sh -c 'echo $$ >> {}; exec sleep 100'",
+        dir.join("pids").display()
+    );
+    let (r, _) = game_with(&dir, &bot, "1000");
+    assert_eq!(r.faults[0].kind, FaultKind::Timeout);
+    assert!(r.faults[0].detail.contains("no ready within 1000 ms"));
+    assert!(r.seats[0].ready.is_none());
+    check_disqualified(&r, 0);
+
+    let (r, _) = one_game("exit-at-once", "exit-at-once", 1, "10000");
+    assert_eq!(r.faults[0].kind, FaultKind::Crash);
+    assert!(r.faults[0].detail.contains("exit code 2"), "{:?}", r.faults);
+    assert!(r.faults[0].stderr_tail.contains("exiting before ready"));
+    check_disqualified(&r, 0);
+}
+
+#[test]
+fn a_helper_that_ignores_sigterm_is_killed_with_its_group() {
+    let (r, _) = one_game("orphan", "orphan", 1, "10000");
+    assert!(r.faults.is_empty(), "{:?}", r.faults);
+    check_record(&r);
+}
+
+#[test]
+fn half_the_limit_is_never_flagged_past_it_always_is() {
+    // Margins for a loaded machine: answers at 200 ms against a 400 ms limit, for five turns.
+    let dir = temp_dir("slow");
+    let pids = dir.join("pids");
+    let record = dir.join("games.jsonl");
+    let half = bad_bot(&pids, "slow", 5, "200");
+    let late = bad_bot(&pids, "slow", 5, "800");
+    let out = run(&[
+        "match",
+        &half,
+        &late,
+        "builtin:random",
+        "--move-ms",
+        "400",
+        "--startup-ms",
+        "10000",
+        "--grace-ms",
+        "200",
+        "--record",
+        record.to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_no_process_left(&pids);
+    let r = &read_records(&record)[0];
+    check_record(r);
+    assert_eq!(r.faults.len(), 1, "{:?}", r.faults);
+    assert_eq!(
+        (r.faults[0].seat, r.faults[0].kind, r.faults[0].ply),
+        (1, FaultKind::Timeout, 1)
+    );
+    let slow: Vec<f64> = r
+        .moves
+        .iter()
+        .filter(|m| m.seat == 0)
+        .map(|m| m.ms)
+        .take(5)
+        .collect();
+    assert_eq!(slow.len(), 5);
+    assert!(
+        slow.iter().all(|&ms| (190.0..400.0).contains(&ms)),
+        "{slow:?}"
+    );
+}
+
+#[test]
+fn bots_are_kept_alive_between_games_and_restarted_after_a_crash() {
+    let dir = temp_dir("restart");
+    let pids = dir.join("pids");
+    let record = dir.join("games.jsonl");
+    let crash = bad_bot(&pids, "crash", 2, "0");
+    let good = bad_bot(&pids, "good", 0, "0");
+    let out = run(&[
+        "match",
+        &crash,
+        &good,
+        "builtin:random",
+        "--games",
+        "3",
+        "--move-ms",
+        "400",
+        "--startup-ms",
+        "10000",
+        "--grace-ms",
+        "200",
+        "--record",
+        record.to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_no_process_left(&pids);
+    let records = read_records(&record);
+    assert_eq!(records.len(), 3);
+    for r in &records {
+        check_record(r);
+        assert_eq!(r.faults.len(), 1, "{:?}", r.faults);
+    }
+    // Three processes of the crashing bot (one per game), one of the good bot.
+    let started = std::fs::read_to_string(&pids).unwrap().lines().count();
+    assert_eq!(started, 4);
+    // The table: the crashing bot lost all three games with three faults.
+    let table = stdout(&out);
+    let row: Vec<&str> = table
+        .lines()
+        .find(|l| l.starts_with("bad "))
+        .expect("a row for the crashing bot")
+        .split_whitespace()
+        .collect();
+    assert_eq!(
+        (row[1], row[2], row[3], row[4], row[6]),
+        ("3", "0", "0", "3", "3"),
+        "{table}"
+    );
+}

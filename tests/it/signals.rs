@@ -1,0 +1,94 @@
+//! Ctrl-C and a killed referee: every bot goes, finished games stay on disk.
+
+use crate::faults::assert_no_process_left;
+use crate::support::*;
+use std::path::Path;
+use std::process::Stdio;
+use std::time::{Duration, Instant};
+
+fn bad_bot(pids: &Path, mode: &str, turn: u32, arg: &str) -> String {
+    format!(
+        "python3 {}/tests/bots/bad.py {} {mode} {turn} {arg}",
+        env!("CARGO_MANIFEST_DIR"),
+        pids.display()
+    )
+}
+
+/// Waits until `check` holds, or fails after a generous time.
+fn wait_for(what: &str, mut check: impl FnMut() -> bool) {
+    let until = Instant::now() + Duration::from_secs(20);
+    while !check() {
+        assert!(Instant::now() < until, "timed out waiting for {what}");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+fn lines(path: &Path) -> usize {
+    std::fs::read_to_string(path).map_or(0, |t| t.lines().count())
+}
+
+/// Starts a long match of slow bots (one with a helper that ignores SIGTERM) and returns it
+/// once at least one game is on disk.
+fn long_match(dir: &Path) -> std::process::Child {
+    let pids = dir.join("pids");
+    let record = dir.join("games.jsonl");
+    let child = multiversi()
+        .args([
+            "match",
+            &bad_bot(&pids, "orphan", 0, "0"),
+            &bad_bot(&pids, "slow", 1000, "5"),
+            &bad_bot(&pids, "slow", 1000, "5"),
+            "--games",
+            "1000",
+            "--startup-ms",
+            "10000",
+            "--record",
+            record.to_str().unwrap(),
+        ])
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("multiversi starts");
+    wait_for("a finished game", || lines(&record) >= 1);
+    child
+}
+
+#[test]
+fn ctrl_c_ends_the_run_at_once_and_keeps_finished_games() {
+    let dir = temp_dir("sigint");
+    let mut child = long_match(&dir);
+    // SAFETY: signalling the child we started.
+    unsafe {
+        libc::kill(child.id() as i32, libc::SIGINT);
+    }
+    let asked = Instant::now();
+    let status = child.wait().expect("multiversi ends");
+    assert!(
+        asked.elapsed() < Duration::from_secs(5),
+        "{:?}",
+        asked.elapsed()
+    );
+    assert_eq!(status.code(), Some(130));
+    let mut err = String::new();
+    std::io::Read::read_to_string(child.stderr.as_mut().unwrap(), &mut err).unwrap();
+    assert!(err.contains("interrupted after"), "{err}");
+    let records = read_records(&dir.join("games.jsonl"));
+    assert!(!records.is_empty());
+    for r in &records {
+        crate::matches::check_record(r);
+    }
+    assert_no_process_left(&dir.join("pids"));
+}
+
+#[test]
+fn a_killed_referee_takes_its_bots_and_their_helpers_along() {
+    let dir = temp_dir("sigkill");
+    let mut child = long_match(&dir);
+    child.kill().expect("SIGKILL");
+    child.wait().expect("reaped");
+    // Complete lines only: the game being played when the referee died is simply not there.
+    for r in read_records(&dir.join("games.jsonl")) {
+        crate::matches::check_record(&r);
+    }
+    assert_no_process_left(&dir.join("pids"));
+}
