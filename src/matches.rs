@@ -146,8 +146,9 @@ impl MatchArgs {
                     ),
                 ));
             }
-            (0..self.players as usize)
-                .map(|i| format!("builtin:{}", bots::NAMES[i % bots::NAMES.len()]))
+            bots::default_lineup(self.players as usize)
+                .iter()
+                .map(|name| format!("builtin:{name}"))
                 .collect()
         } else {
             self.bots.clone()

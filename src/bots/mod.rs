@@ -24,6 +24,17 @@ pub trait Engine: Send {
 /// Names of the built-in bots, for help texts and errors.
 pub const NAMES: &[&str] = &["random", "greedy", "brs", "brs+", "mcts", "best"];
 
+/// The bots of `multiversi match` when none are given: the strongest engine against the other
+/// search engine and the two simple bots, so that a first match shows what the built-ins can do.
+pub fn default_lineup(players: usize) -> Vec<&'static str> {
+    let all = ["best", "brs+", "greedy", "random"];
+    if players == 3 {
+        vec!["best", "greedy", "random"]
+    } else {
+        all[..players.min(4)].to_vec()
+    }
+}
+
 /// A built-in engine by name, seeded so that its games can be repeated.
 pub fn engine(name: &str, seed: u64) -> Option<Box<dyn Engine>> {
     match name {
@@ -33,7 +44,7 @@ pub fn engine(name: &str, seed: u64) -> Option<Box<dyn Engine>> {
         "brs+" => Some(Box::new(brs::Brs::new(seed, true))),
         "mcts" => Some(Box::new(mcts::Mcts::new(seed))),
         // The strongest engine by bench/strength.sh (see README.md, "Built-in bots").
-        "best" => Some(Box::new(brs::Brs::new(seed, true))),
+        "best" => Some(Box::new(mcts::Mcts::new(seed))),
         _ => None,
     }
 }

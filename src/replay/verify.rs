@@ -194,6 +194,9 @@ pub fn check(rec: &GameRecord) -> Vec<Problem> {
     }
     faults.sort_by_key(|f| f.ply);
     let mut pending = faults.iter().peekable();
+    // The seats still playing. The referee ends a game once at most one is left, and may
+    // disqualify even the last one, which the position itself refuses to remove.
+    let mut playing = vec![true; players];
     let mut apply_faults = |position: &mut Position, ply: u32, report: &mut dyn FnMut(String)| {
         while let Some(fault) = pending.next_if(|f| f.ply == ply) {
             if position.is_over() {
@@ -201,19 +204,26 @@ pub fn check(rec: &GameRecord) -> Vec<Problem> {
                     "{} is disqualified after the game was over",
                     seat_name(fault.seat)
                 ));
-            } else if !position.remove_seat(fault.seat) {
+            } else if ply > 0 && position.to_move() != fault.seat {
+                // Before the first move a fault can come from the start of the game (any seat);
+                // after it, the referee only waits on, and so only faults, the seat to move.
                 report(format!(
-                    "disqualifying {} leaves nobody to play",
-                    seat_name(fault.seat)
+                    "{} is disqualified ({:?}) but it was {}'s turn",
+                    seat_name(fault.seat),
+                    fault.kind,
+                    seat_name(position.to_move())
                 ));
             }
+            position.remove_seat(fault.seat);
+            playing[fault.seat] = false;
         }
+        playing.iter().filter(|&&p| p).count()
     };
 
     let mut complete = true;
     for (i, m) in rec.moves.iter().enumerate() {
         let ply = i as u32;
-        apply_faults(&mut position, ply, &mut |what| report(Some(ply), what));
+        let left = apply_faults(&mut position, ply, &mut |what| report(Some(ply), what));
         if m.ply != ply {
             report(
                 Some(ply),
@@ -229,11 +239,16 @@ pub fn check(rec: &GameRecord) -> Vec<Problem> {
                 format!("the move time {} ms is not a duration", m.ms),
             );
         }
-        if position.is_over() {
+        if position.is_over() || left <= 1 {
+            let why = if position.is_over() {
+                "the board was finished"
+            } else {
+                "at most one player was left"
+            };
             report(
                 Some(ply),
                 format!(
-                    "{} plays {} but the game was already over ({} moves recorded)",
+                    "{} plays {} but the game was already over: {why} ({} moves recorded)",
                     seat_name(m.seat),
                     m.square,
                     rec.moves.len()
@@ -244,7 +259,7 @@ pub fn check(rec: &GameRecord) -> Vec<Problem> {
         }
         let to_move = position.to_move();
         if m.seat != to_move {
-            let why = if m.seat < players && faulted[m.seat] {
+            let why = if faults.iter().any(|f| f.seat == m.seat && f.ply <= ply) {
                 " (it was disqualified earlier)"
             } else {
                 ""
@@ -307,9 +322,9 @@ pub fn check(rec: &GameRecord) -> Vec<Problem> {
         return problems;
     }
     let end = rec.moves.len() as u32;
-    apply_faults(&mut position, end, &mut |what| report(Some(end), what));
+    let left = apply_faults(&mut position, end, &mut |what| report(Some(end), what));
 
-    if !position.is_over() {
+    if !position.is_over() && left > 1 {
         let (moves, _) = position.legal_moves();
         report(
             Some(end),
@@ -333,7 +348,7 @@ pub fn check(rec: &GameRecord) -> Vec<Problem> {
             ),
         );
     }
-    let eligible = position.in_game();
+    let eligible: Vec<bool> = (0..players).map(|s| !faulted[s]).collect();
     let outcome = Outcome::decide(&scores, rules.anti, &eligible);
     if rec.result != outcome {
         report(
@@ -350,48 +365,36 @@ pub fn check(rec: &GameRecord) -> Vec<Problem> {
 }
 
 /// The ranking must name every seat once: the seats still in the game first, placed by score,
-/// then the disqualified ones (in any grouping: the rules do not order bots that failed).
+/// then every disqualified seat together in the last place (the order within a place is free).
 fn check_ranking(
     rec: &GameRecord,
     scores: &[u32],
     eligible: &[bool],
     report: &mut dyn FnMut(String),
 ) {
-    let players = eligible.len();
-    let mut seen = vec![0usize; players];
-    for &s in rec.ranking.iter().flatten() {
-        match seen.get_mut(s) {
-            Some(n) => *n += 1,
-            None => report(format!(
-                "the ranking names seat {s}, which is not in the game"
-            )),
-        }
+    let mut expected = eligible_ranking(scores, rec.rules.anti, eligible);
+    let out: Vec<Seat> = (0..eligible.len()).filter(|&s| !eligible[s]).collect();
+    if !out.is_empty() {
+        expected.push(out);
     }
-    for (s, &n) in seen.iter().enumerate() {
-        if n != 1 {
-            report(format!("the ranking names {} {n} times", seat_name(s)));
-        }
-    }
-    let expected = eligible_ranking(scores, rec.rules.anti, eligible);
-    let head: Vec<Vec<Seat>> = rec
+    let recorded: Vec<Vec<Seat>> = rec
         .ranking
         .iter()
-        .take(expected.len())
         .map(|place| {
             let mut p = place.clone();
             p.sort_unstable();
             p
         })
         .collect();
-    if head != expected {
+    if recorded != expected {
         report(format!(
             "the ranking is {:?} in the record but {:?} by the scores{}",
             rec.ranking,
             expected,
             if eligible.iter().all(|&e| e) {
-                String::new()
+                ""
             } else {
-                " (followed by the disqualified seats)".into()
+                " (the disqualified seats last)"
             }
         ));
     }

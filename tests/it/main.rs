@@ -7,6 +7,8 @@ mod matches;
 mod records;
 mod reference;
 mod replay;
+mod replay_browser;
+mod replay_tty;
 mod schemas;
 mod signals;
 mod starter_bots;

@@ -17,7 +17,7 @@ pub struct Spec {
     pub anti: bool,
     pub blocked: &'static str,
     pub seed: u64,
-    /// (seat, ply, kind): the seat is disqualified after `ply` moves.
+    /// (seat, ply, kind): the seat is disqualified after `ply` moves, on its turn (or at the start).
     pub faults: Vec<(Seat, u32, FaultKind)>,
 }
 
@@ -47,6 +47,11 @@ pub fn game(spec: &Spec) -> GameRecord {
         let ply = position.ply();
         for &(seat, at, kind) in &spec.faults {
             if at == ply {
+                // As the referee does: after the start, only the seat to move can fault.
+                assert!(
+                    ply == 0 || position.to_move() == seat,
+                    "seat {seat} faults off turn"
+                );
                 assert!(position.remove_seat(seat), "fault of seat {seat} at {ply}");
                 faults.push(FaultRecord {
                     seat,
@@ -150,7 +155,7 @@ pub fn sample_games() -> Vec<GameRecord> {
     specs.push(s);
     let mut s = Spec::new(4, BoardKind::Octagon, 5);
     s.blocked = "c3,h8";
-    s.faults = vec![(1, 7, FaultKind::Timeout), (3, 20, FaultKind::Illegal)];
+    s.faults = vec![(1, 5, FaultKind::Timeout), (3, 21, FaultKind::Illegal)];
     specs.push(s);
     specs.iter().map(game).collect()
 }
@@ -179,4 +184,59 @@ pub fn temp_dir(name: &str) -> std::path::PathBuf {
 #[allow(dead_code)]
 pub fn square(name: &str) -> Square {
     name.parse().expect("square name")
+}
+
+/// Real records: `multiversi match` with built-in bots on every board shape, one game with a bot
+/// that crashes at the start (`false`), appended to `path`; returns the records read back.
+pub fn real_games(path: &Path) -> Vec<GameRecord> {
+    let p = path.to_str().expect("utf-8 path");
+    let runs: [&[&str]; 3] = [
+        &[
+            "--seed",
+            "7",
+            "builtin:random",
+            "builtin:greedy",
+            "builtin:random",
+            "builtin:greedy",
+        ],
+        &[
+            "--seed",
+            "8",
+            "--board",
+            "octagon",
+            "--blocked-random",
+            "4",
+            "builtin:random",
+            "builtin:greedy",
+            "builtin:random",
+        ],
+        &[
+            "--seed",
+            "9",
+            "--board",
+            "10x10",
+            "--anti",
+            "builtin:random",
+            "builtin:greedy",
+            "false",
+            "builtin:random",
+        ],
+    ];
+    for args in runs {
+        let out = crate::support::multiversi()
+            .args(["match", "--record", p])
+            .args(args)
+            .output()
+            .expect("multiversi match runs");
+        assert!(
+            out.status.success(),
+            "match {args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    std::fs::read_to_string(path)
+        .expect("records written")
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("a record line"))
+        .collect()
 }

@@ -5,6 +5,7 @@ use crate::records::{self, rows_at, sample_games};
 use crate::support::*;
 use multiversi::record::{FaultKind, FaultRecord};
 use multiversi::rules::{Outcome, Square};
+use std::path::Path;
 
 #[test]
 fn verify_accepts_every_board_shape_blocked_squares_and_faults() {
@@ -57,23 +58,29 @@ fn verify_names_the_line_game_ply_and_difference_of_each_problem() {
         Outcome::Draw => Outcome::Win { winner: 0 },
     };
     games.push(g);
-    // Line 5: a fault for White after 7 moves, though White still moves later.
-    let mut g = base.clone();
-    g.game = "fault".into();
-    g.faults.push(FaultRecord {
-        seat: 1,
+    // Line 5: a fault for White on its turn after 5 moves, though White's move is recorded.
+    let fault = |seat, ply| FaultRecord {
+        seat,
         kind: FaultKind::Timeout,
-        ply: 7,
+        ply,
         detail: "no reply".into(),
         text: None,
         stderr_tail: String::new(),
-    });
+    };
+    let mut g = base.clone();
+    g.game = "fault".into();
+    g.faults.push(fault(1, 5));
     games.push(g);
+    // Line 7 (after line 6): a fault for Red while it was White's turn.
+    let mut wrong_turn = base.clone();
+    wrong_turn.game = "turn".into();
+    wrong_turn.faults.push(fault(2, 5));
     // Line 6: the last move missing.
     let mut g = base.clone();
     g.game = "short".into();
     g.moves.pop();
     games.push(g);
+    games.push(wrong_turn);
 
     let dir = records::temp_dir("replay-verify-bad");
     let path = dir.join("games.jsonl");
@@ -91,15 +98,16 @@ fn verify_names_the_line_game_ply_and_difference_of_each_problem() {
         format!("{p}:4: game ending: ply 60: the final board differs: 1 difference: "),
         format!("{p}:4: game ending: ply 60: the scores are"),
         format!("{p}:4: game ending: ply 60: the result is"),
-        format!("{p}:5: game fault: ply 9: the record has White (seat 1) moving (it was disqualified earlier), but it is Red (seat 2)'s turn"),
+        format!("{p}:5: game fault: ply 5: the record has White (seat 1) moving (it was disqualified earlier), but it is Red (seat 2)'s turn"),
+        format!("{p}:7: game turn: ply 5: Red (seat 2) is disqualified (Timeout) but it was White (seat 1)'s turn"),
         format!("{p}:6: game short: ply 59: the record ends but the game is not over: "),
-        "verified 6 games: 1 hold, 5 do not; 0 damaged lines".to_string(),
+        "verified 7 games: 1 hold, 6 do not; 0 damaged lines".to_string(),
     ];
     for needle in expect {
         assert!(text.contains(&needle), "missing {needle:?} in:\n{text}");
     }
     assert!(!text.contains(&format!("{p}:1:")), "{text}");
-    assert!(stderr(&out).contains("5 of 6 games do not hold"));
+    assert!(stderr(&out).contains("6 of 7 games do not hold"));
 }
 
 #[test]
@@ -168,6 +176,13 @@ fn missing_files_and_unknown_games_are_named() {
     let out = run(&["replay", p, "--game", "2", "--ply", "999"]);
     assert_eq!(out.status.code(), Some(2));
     assert!(stderr(&out).contains("--ply 999: game 20261129-113000-0002 has"));
+    let out = run(&["replay", p, "--html", "no/such/dir/out.html"]);
+    assert_eq!(out.status.code(), Some(5));
+    assert!(
+        stderr(&out).contains("cannot write no/such/dir/out.html"),
+        "{}",
+        stderr(&out)
+    );
     let empty = dir.join("empty.jsonl");
     std::fs::write(&empty, "").unwrap();
     let out = run(&["replay", empty.to_str().unwrap()]);
@@ -234,11 +249,11 @@ fn plain_replay_shows_the_boards_the_engine_computes() {
     let out = run(&["replay", p, "--game", "20261129-113000-0005"]);
     let text = stdout(&out);
     assert!(
-        text.contains("✗ White random disqualified after move 7: timeout (test fault of seat 1)"),
+        text.contains("✗ White random disqualified after move 5: timeout (test fault of seat 1)"),
         "{text}"
     );
     assert!(
-        text.contains("✗ Green mybot disqualified after move 20: illegal move"),
+        text.contains("✗ Green mybot disqualified after move 21: illegal move"),
         "{text}"
     );
     assert!(
@@ -250,10 +265,10 @@ fn plain_replay_shows_the_boards_the_engine_computes() {
     let out = run(&["replay", p, "--game", "2", "--ply", "0"]);
     let text = stdout(&out);
     assert!(text.contains("neutral 1"), "{text}");
-    assert!(
-        text.contains("  5 - . . . B W . . . . -") || text.contains("5 . . . . B W . . . ."),
-        "{text}"
-    );
+    // The octagon's cut corners, the centre and the neutral disc (e6) as the record writes them.
+    assert!(text.contains("\n  1 - - . . . . . . - -\n"), "{text}");
+    assert!(text.contains("\n  5 . . . . B W . . . .\n"), "{text}");
+    assert!(text.contains("\n  6 . . . . N R . . . .\n"), "{text}");
 }
 
 #[test]
@@ -291,4 +306,92 @@ fn animate_prints_every_board_when_piped() {
     assert_eq!(text.matches("Discs: ").count(), total + 1, "{text}");
     assert!(text.starts_with("Game 20261129-113000-0002"));
     assert!(text.lines().nth(3).unwrap().starts_with("Start") || text.contains("\nStart\n"));
+}
+
+#[test]
+fn real_match_records_verify_and_replay_to_their_final_boards() {
+    let dir = records::temp_dir("replay-real");
+    let path = dir.join("match.jsonl");
+    let games = records::real_games(&path);
+    assert_eq!(games.len(), 3);
+    assert!(
+        games[2].faults.iter().any(|f| f.kind == FaultKind::Crash),
+        "the game with `false` records its crash"
+    );
+    let p = path.to_str().unwrap();
+    let out = run(&["replay", "--verify", p]);
+    assert_eq!(out.status.code(), Some(0), "{}", stdout(&out));
+    assert_eq!(
+        stdout(&out),
+        "verified 3 games: 3 hold, 0 do not; 0 damaged lines\n"
+    );
+    for (n, rec) in games.iter().enumerate() {
+        let out = run(&["replay", p, "--game", &(n + 1).to_string()]);
+        let total = rec.moves.len();
+        let text = stdout(&out);
+        let heading = format!("Board after move {total} of {total}");
+        assert_eq!(board_after(&text, &heading), rec.final_rows, "{text}");
+    }
+    // One changed square in a real record is caught.
+    let mut bad = games[1].clone();
+    let m = bad.moves.iter_mut().find(|m| !m.flips.is_empty()).unwrap();
+    m.flips.clear();
+    let bad_path = dir.join("bad.jsonl");
+    records::write(&bad_path, &[bad]);
+    let out = run(&["replay", "--verify", bad_path.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1), "{}", stdout(&out));
+    assert!(
+        stdout(&out).contains("by the rules, but the record says nothing"),
+        "{}",
+        stdout(&out)
+    );
+}
+
+#[test]
+fn records_of_faulty_bots_verify() {
+    // The referee's scripted misbehaving bot, in two seats at different turns, so that a game
+    // has faults at the start and in the middle, of several kinds, and ends with two players.
+    let dir = records::temp_dir("replay-faulty");
+    let path = dir.join("games.jsonl");
+    let bad = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/bots/bad.py");
+    let pids = dir.join("pids");
+    let bot = |mode: &str, turn: &str| {
+        format!("python3 {} {} {mode} {turn}", bad.display(), pids.display())
+    };
+    for (a, b) in [
+        (bot("illegal", "3"), bot("garbage", "5")),
+        (bot("exit-at-once", "1"), bot("spam", "2")),
+        (bot("crash", "4"), bot("hang", "2")),
+    ] {
+        let out = run(&[
+            "match",
+            &a,
+            "builtin:random",
+            &b,
+            "builtin:greedy",
+            "--seed",
+            "3",
+            "--move-ms",
+            "300",
+            "--grace-ms",
+            "100",
+            "--record",
+            path.to_str().unwrap(),
+        ]);
+        assert!(out.status.success(), "{}", stderr(&out));
+    }
+    let text = std::fs::read_to_string(&path).unwrap();
+    let faults: usize = text
+        .lines()
+        .map(|l| {
+            serde_json::from_str::<multiversi::record::GameRecord>(l)
+                .unwrap()
+                .faults
+                .len()
+        })
+        .sum();
+    assert_eq!(faults, 6, "{text}");
+    let out = run(&["replay", "--verify", path.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(0), "{}", stdout(&out));
+    assert!(stdout(&out).contains("verified 3 games: 3 hold"));
 }

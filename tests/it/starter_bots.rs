@@ -9,10 +9,13 @@
 //! - whole games against a small referee written here on the rules engine: every move the bot
 //!   sends must be legal and be the first legal move that flips the most discs, across several
 //!   games in one process (8x8, 10x10, octagon; 3 and 4 players; blocked squares; anti), one of
-//!   them with turn messages that carry no `legal` list, so the bot must find its moves itself.
+//!   them with turn messages that carry no `legal` list, so the bot must find its moves itself;
+//! - real `multiversi match` runs against built-in bots: no fault, greedy moves, records replay.
 //!
 //! The toolchains (python3, node, gcc, cargo) must be installed; a missing one fails the test.
 
+use crate::matches::check_record;
+use crate::support::{multiversi, read_records, stderr, temp_dir};
 use multiversi::rng::Rng;
 use multiversi::rules::{BoardKind, Colour, MoveKind, Position, Rules, Square};
 use serde_json::{json, Value};
@@ -86,10 +89,17 @@ fn rust_bot() -> &'static Path {
     })
 }
 
-/// A starter bot: its expected `ready` name and the command that runs it.
+/// A starter bot: its expected `ready` name, the command that runs it, and the same as one BOT
+/// argument of `multiversi match` (run from the repository root).
 struct Bot {
     name: &'static str,
     command: Vec<PathBuf>,
+    arg: String,
+}
+
+/// A path as one word of a BOT argument.
+fn quoted(path: &Path) -> String {
+    format!("'{}'", path.display())
 }
 
 fn bot(language: &str) -> Bot {
@@ -98,18 +108,22 @@ fn bot(language: &str) -> Bot {
         "python" => Bot {
             name: "starter-python",
             command: vec!["python3".into(), path("bots/python/starter.py")],
+            arg: "python3 bots/python/starter.py".into(),
         },
         "js" => Bot {
             name: "starter-js",
             command: vec!["node".into(), path("bots/js/starter.js")],
+            arg: "node bots/js/starter.js".into(),
         },
         "c" => Bot {
             name: "starter-c",
             command: vec![c_bot().to_path_buf()],
+            arg: quoted(c_bot()),
         },
         "rust" => Bot {
             name: "starter-rust",
             command: vec![rust_bot().to_path_buf()],
+            arg: quoted(rust_bot()),
         },
         _ => unreachable!(),
     }
@@ -443,6 +457,128 @@ fn games_check(bot: &Bot) {
     assert!(status.success(), "exit status {status}");
 }
 
+// ------------------------------------------------------------------ real matches
+
+/// Plays the bot in a real `multiversi match` against built-in bots (one bot process for all the
+/// games, seats rotating) and checks: exit code 0; in the record, no fault of the bot, every game
+/// replays, and each of the bot's moves was the first legal move that flips the most; in the bot's
+/// log, one `end` seen per game.
+fn match_check(bot: &Bot, label: &str, options: &[&str], opponents: &[&str]) {
+    let players = opponents.len() + 1;
+    let dir = temp_dir(&format!("{}-{label}", bot.name));
+    let (record, logs) = (dir.join("games.jsonl"), dir.join("logs"));
+    let out = multiversi()
+        .current_dir(repo())
+        .env_remove("PYTHONUNBUFFERED")
+        .args([
+            "match",
+            "--move-ms",
+            "5000",
+            "--games",
+            &players.to_string(),
+        ])
+        .args(options)
+        .arg("--record")
+        .arg(&record)
+        .arg("--log-dir")
+        .arg(&logs)
+        .arg(&bot.arg)
+        .args(opponents)
+        .output()
+        .expect("multiversi runs");
+    assert!(
+        out.status.success(),
+        "{label}: exit {}\n{}",
+        out.status,
+        stderr(&out)
+    );
+    let records = read_records(&record);
+    assert_eq!(records.len(), players, "{label}: one record per game");
+    let mut seats = Vec::new();
+    for r in &records {
+        let seat = r
+            .seats
+            .iter()
+            .position(|s| s.ready.as_ref().and_then(|i| i.name.as_deref()) == Some(bot.name))
+            .unwrap_or_else(|| {
+                panic!(
+                    "{label}: no seat answered ready as {}; faults: {:?}",
+                    bot.name, r.faults
+                )
+            });
+        assert!(
+            r.faults.iter().all(|f| f.seat != seat),
+            "{label}: the starter faulted: {:?}",
+            r.faults
+        );
+        check_record(r);
+        let mut pos = Position::new(r.rules.clone());
+        let mut faults = r.faults.iter().peekable();
+        let mut own = 0;
+        for m in &r.moves {
+            while let Some(f) = faults.next_if(|f| f.ply <= m.ply) {
+                pos.remove_seat(f.seat);
+            }
+            if m.seat == seat {
+                let (legal, _) = pos.legal_moves();
+                let flips = |sq: &Square| pos.check(*sq).unwrap().flips.len();
+                let most = legal.iter().map(flips).max().unwrap();
+                let greedy = legal.iter().find(|sq| flips(sq) == most).unwrap();
+                assert_eq!(m.square, *greedy, "{label}, game {}, ply {}", r.game, m.ply);
+                own += 1;
+            }
+            pos.play(m.square).unwrap();
+        }
+        assert!(own > 0, "{label}: the starter never moved in {}", r.game);
+        seats.push(seat);
+    }
+    seats.sort_unstable();
+    assert_eq!(
+        seats,
+        (0..players).collect::<Vec<_>>(),
+        "{label}: seats rotate"
+    );
+    let log = std::fs::read_dir(&logs)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|p| {
+            p.file_name()
+                .unwrap()
+                .to_string_lossy()
+                .starts_with("bot1-")
+        })
+        .unwrap_or_else(|| panic!("{label}: no log of the starter in {}", logs.display()));
+    let log = std::fs::read_to_string(log).unwrap();
+    assert_eq!(
+        log.matches(" over: ").count(),
+        players,
+        "{label}: the starter logs each end it sees:\n{log}"
+    );
+}
+
+fn matches_check(bot: &Bot) {
+    match_check(
+        bot,
+        "8x8-4p",
+        &["--seed", "11"],
+        &["builtin:greedy", "builtin:greedy", "builtin:random"],
+    );
+    match_check(
+        bot,
+        "octagon-3p-anti-blocked",
+        &[
+            "--seed",
+            "12",
+            "--board",
+            "octagon",
+            "--anti",
+            "--blocked-random",
+            "5",
+        ],
+        &["builtin:greedy", "builtin:random"],
+    );
+}
+
 #[test]
 fn python_starter_transcript() {
     transcript_check(&bot("python"));
@@ -481,4 +617,24 @@ fn rust_starter_transcript() {
 #[test]
 fn rust_starter_plays_greedy_through_several_games() {
     games_check(&bot("rust"));
+}
+
+#[test]
+fn python_starter_plays_real_matches_without_faults() {
+    matches_check(&bot("python"));
+}
+
+#[test]
+fn js_starter_plays_real_matches_without_faults() {
+    matches_check(&bot("js"));
+}
+
+#[test]
+fn c_starter_plays_real_matches_without_faults() {
+    matches_check(&bot("c"));
+}
+
+#[test]
+fn rust_starter_plays_real_matches_without_faults() {
+    matches_check(&bot("rust"));
 }

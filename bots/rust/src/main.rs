@@ -164,7 +164,8 @@ fn choose_move(message: &Value, my_seat: u64) -> Option<String> {
     best.map(|(_, name)| name)
 }
 
-/// Writes one protocol message: compact JSON on one line, flushed at once.
+/// Writes one protocol message: compact JSON on one line, flushed at once. (serde_json writes
+/// the keys in alphabetical order, so `type` is not first; in JSON the order does not matter.)
 fn send(out: &mut impl Write, message: Value) -> io::Result<()> {
     writeln!(out, "{message}")?;
     out.flush()

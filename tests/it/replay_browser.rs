@@ -1,0 +1,72 @@
+//! The HTML viewer in a real headless Chromium: `tests/browser/viewer.test.mjs` exports sample
+//! records with the multiversi binary, steps through them as a person would and compares what
+//! the page shows with the records. `.ci/setup-browser` installs Chromium and the npm package.
+//!
+//! Outside CI, a machine without those is told so and the test is skipped, so that `cargo test`
+//! still works before `bash .ci/setup` was run; in CI (`CI` set) a missing browser is a failure.
+
+use crate::records;
+use std::path::Path;
+use std::process::Command;
+
+#[test]
+fn html_viewer_shows_the_recorded_boards_in_chromium() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/browser");
+    let chromium = std::env::var("CHROMIUM").unwrap_or_else(|_| "/usr/bin/chromium".into());
+    let node_ok = Command::new("node").arg("--version").output().is_ok();
+    let missing: Vec<&str> = [
+        (!node_ok, "node"),
+        (!Path::new(&chromium).exists(), "chromium"),
+        (
+            !dir.join("node_modules/playwright-core").exists(),
+            "tests/browser/node_modules",
+        ),
+    ]
+    .into_iter()
+    .filter_map(|(gone, what)| gone.then_some(what))
+    .collect();
+    if !missing.is_empty() {
+        let msg = format!(
+            "browser test needs {}: run `bash .ci/setup-browser`",
+            missing.join(", ")
+        );
+        assert!(std::env::var_os("CI").is_none(), "{msg}");
+        eprintln!("SKIPPED: {msg}");
+        return;
+    }
+    let out_dir = records::temp_dir("replay-browser");
+    let path = out_dir.join("games.jsonl");
+    // Generated games of every shape, then real ones from `multiversi match` appended.
+    // A bot name that would end the data's <script> element if it were not escaped.
+    let mut games = records::sample_games();
+    games[0].seats[3].name = "</script><script>document.title='broken'</script>".into();
+    records::write(&path, &games);
+    records::real_games(&path);
+    let screenshot = Path::new(env!("CARGO_TARGET_TMPDIR")).join("replay-viewer.png");
+    let out = Command::new("node")
+        .current_dir(&dir)
+        .env("CHROMIUM", &chromium)
+        .arg("viewer.test.mjs")
+        .arg("--bin")
+        .arg(env!("CARGO_BIN_EXE_multiversi"))
+        .arg("--records")
+        .arg(&path)
+        .arg("--out")
+        .arg(&out_dir)
+        .arg("--screenshot")
+        .arg(&screenshot)
+        .output()
+        .expect("node runs");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        out.status.success(),
+        "browser test failed:\n{stdout}\n{stderr}"
+    );
+    assert!(stdout.contains(" passed, 0 failed"), "{stdout}");
+    assert!(
+        screenshot.exists(),
+        "no screenshot at {}",
+        screenshot.display()
+    );
+}

@@ -1,0 +1,225 @@
+//! The interactive terminal replay through a real pseudo-terminal: keys go in as a terminal sends
+//! them, the screens come out, and the terminal must be left as it was found (echo and line
+//! editing back on) when the user quits.
+
+use crate::records;
+use std::fs::File;
+use std::io::{Read, Write};
+use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// A pseudo-terminal pair: the test holds the master, the child gets the slave.
+fn open_pty(rows: u16) -> (File, OwnedFd) {
+    let (mut master, mut slave) = (-1, -1);
+    let size = libc::winsize {
+        ws_row: rows,
+        ws_col: 140,
+        ws_xpixel: 0,
+        ws_ypixel: 0,
+    };
+    // SAFETY: openpty writes two fds; the name and termios pointers may be null.
+    let rc = unsafe {
+        libc::openpty(
+            &mut master,
+            &mut slave,
+            std::ptr::null_mut(),
+            std::ptr::null(),
+            &size,
+        )
+    };
+    assert_eq!(rc, 0, "openpty: {}", std::io::Error::last_os_error());
+    // SAFETY: both fds were just opened for us and are owned from here on.
+    unsafe { (File::from_raw_fd(master), OwnedFd::from_raw_fd(slave)) }
+}
+
+fn termios(fd: &OwnedFd) -> libc::termios {
+    // SAFETY: termios is plain data that tcgetattr fills in.
+    let mut t: libc::termios = unsafe { std::mem::zeroed() };
+    assert_eq!(unsafe { libc::tcgetattr(fd.as_raw_fd(), &mut t) }, 0);
+    t
+}
+
+struct Session {
+    master: File,
+    slave: OwnedFd,
+    child: Child,
+    seen: String,
+    /// How far `wait_for` has matched in `seen`.
+    cursor: usize,
+    /// The terminal's modes before the child started.
+    before: libc::termios,
+}
+
+impl Session {
+    fn start(args: &[&str], no_color: bool, rows: u16) -> Session {
+        let (master, slave) = open_pty(rows);
+        let before = termios(&slave);
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_multiversi"));
+        cmd.args(args)
+            .env("TERM", "xterm-256color")
+            .stdin(Stdio::from(slave.try_clone().unwrap()))
+            .stdout(Stdio::from(slave.try_clone().unwrap()))
+            .stderr(Stdio::from(slave.try_clone().unwrap()));
+        if no_color {
+            cmd.env("NO_COLOR", "1");
+        } else {
+            cmd.env_remove("NO_COLOR");
+        }
+        let child = cmd.spawn().expect("multiversi starts");
+        Session {
+            master,
+            slave,
+            child,
+            seen: String::new(),
+            cursor: 0,
+            before,
+        }
+    }
+
+    /// Reads the terminal until `needle` appears after the previous match; returns where it ends.
+    fn wait_for(&mut self, needle: &str) -> usize {
+        let deadline = Instant::now() + Duration::from_secs(10);
+        let mut buf = [0u8; 8192];
+        loop {
+            if let Some(at) = self.seen[self.cursor..].find(needle) {
+                self.cursor += at + needle.len();
+                return self.cursor;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "waited for {needle:?}; the terminal showed:\n{}",
+                &self.seen[self.cursor..]
+            );
+            let mut poll = libc::pollfd {
+                fd: self.master.as_raw_fd(),
+                events: libc::POLLIN,
+                revents: 0,
+            };
+            // SAFETY: one valid pollfd.
+            if unsafe { libc::poll(&mut poll, 1, 100) } > 0 {
+                let n = self.master.read(&mut buf).unwrap_or(0);
+                self.seen.push_str(&String::from_utf8_lossy(&buf[..n]));
+            }
+        }
+    }
+
+    /// The whole screen that contains `needle` (each screen starts by clearing the terminal and
+    /// ends with the key help).
+    fn screen(&mut self, needle: &str) -> String {
+        let at = self.wait_for(needle);
+        let end = self.wait_for("q quit");
+        let begin = self.seen[..at].rfind("\x1b[2J").unwrap_or(0);
+        self.seen[begin..end].to_string()
+    }
+
+    fn keys(&mut self, bytes: &str) {
+        self.master.write_all(bytes.as_bytes()).unwrap();
+        self.master.flush().unwrap();
+    }
+
+    fn finish(mut self) -> (i32, String, libc::termios) {
+        let deadline = Instant::now() + Duration::from_secs(10);
+        let status = loop {
+            if let Some(status) = self.child.try_wait().unwrap() {
+                break status;
+            }
+            assert!(Instant::now() < deadline, "replay did not quit");
+            std::thread::sleep(Duration::from_millis(20));
+        };
+        let mut buf = [0u8; 8192];
+        loop {
+            let mut poll = libc::pollfd {
+                fd: self.master.as_raw_fd(),
+                events: libc::POLLIN,
+                revents: 0,
+            };
+            // SAFETY: one valid pollfd.
+            if unsafe { libc::poll(&mut poll, 1, 50) } <= 0 {
+                break;
+            }
+            let n = self.master.read(&mut buf).unwrap_or(0);
+            if n == 0 {
+                break;
+            }
+            self.seen.push_str(&String::from_utf8_lossy(&buf[..n]));
+        }
+        let t = termios(&self.slave);
+        (status.code().unwrap_or(-1), self.seen, t)
+    }
+}
+
+#[test]
+fn arrow_keys_step_through_the_games_and_quitting_restores_the_terminal() {
+    let games = records::sample_games();
+    let dir = records::temp_dir("replay-tty");
+    let path = dir.join("games.jsonl");
+    records::write(&path, &games);
+    let total = games[0].moves.len();
+    let mut s = Session::start(&["replay", path.to_str().unwrap()], false, 50);
+    let before = s.before;
+    assert_ne!(before.c_lflag & libc::ECHO, 0);
+    s.screen(&format!("Move 0 of {total} · game 1 of 5"));
+    assert!(s.seen.contains("\x1b[?1049h"), "alternate screen");
+    s.keys("\x1b[C\x1b[C\x1b[C");
+    let screen = s.screen(&format!("Move 3 of {total}"));
+    assert!(screen.contains("\x1b[48;5;"), "colours on a terminal");
+    assert!(screen.contains("   3. "), "{screen}");
+    assert!(!screen.contains("   4. "), "{screen}");
+    s.keys("\x1b[D");
+    s.wait_for(&format!("Move 2 of {total}"));
+    s.keys("\x1b[F");
+    let screen = s.screen(&format!("Move {total} of {total}"));
+    assert!(screen.contains("Result: "), "{screen}");
+    s.keys("\x1b[H");
+    s.wait_for(&format!("Move 0 of {total}"));
+    s.keys("\x1b[6~");
+    s.wait_for(&format!("Move 10 of {total}"));
+    s.keys("n");
+    s.wait_for("game 2 of 5");
+    s.keys("q");
+    let (code, seen, after) = s.finish();
+    assert_eq!(code, 0, "{seen}");
+    assert!(
+        seen.ends_with("\x1b[?25h\x1b[?1049l"),
+        "{:?}",
+        &seen[seen.len().saturating_sub(40)..]
+    );
+    assert_eq!(after.c_lflag, before.c_lflag, "terminal modes restored");
+    assert_eq!(after.c_iflag, before.c_iflag, "terminal modes restored");
+}
+
+#[test]
+fn no_color_gives_plain_letters_on_a_terminal() {
+    let games = records::sample_games();
+    let dir = records::temp_dir("replay-tty-plain");
+    let path = dir.join("games.jsonl");
+    records::write(&path, &games[1..2]);
+    let mut s = Session::start(&["replay", path.to_str().unwrap(), "--ply", "0"], true, 24);
+    let screen = s.screen("Move 0 of");
+    assert!(
+        !screen.contains("\x1b[48;5;") && !screen.contains("\x1b[38;5;"),
+        "{screen:?}"
+    );
+    assert!(screen.contains("  5 . . . . B W . . . .\r\n"), "{screen}");
+    // A 10-row board, the result and recent moves still fit a 24-row terminal.
+    s.keys("\x1b[F");
+    let last = s.screen("Ranking: ");
+    assert!(
+        last.contains("Result: ") && last.contains("Ranking: "),
+        "{last}"
+    );
+    assert!(
+        last.lines().count() <= 24,
+        "{} lines:\n{last}",
+        last.lines().count()
+    );
+    assert!(
+        last.contains(&format!("{}. ", games[1].moves.len())),
+        "{last}"
+    );
+    s.keys("\x03");
+    let (code, _, after) = s.finish();
+    assert_eq!(code, 0);
+    assert_ne!(after.c_lflag & libc::ECHO, 0);
+}
