@@ -63,7 +63,8 @@ pub fn game(spec: &Spec) -> GameRecord {
                 });
             }
         }
-        if position.is_over() {
+        // As the referee does: the game ends when the board is finished or one player is left.
+        if position.is_over() || position.in_game().iter().filter(|&&p| p).count() <= 1 {
             break;
         }
         let (legal, _) = position.legal_moves();
