@@ -7,9 +7,26 @@
 //! The first name is the entrant under test; the others fill the remaining seats. Games are
 //! rotated so the entrant sits in every seat equally often.
 
-use multiversi::bots::engine;
+use multiversi::bots::mcts::{Mcts, Params};
+use multiversi::bots::{engine, Engine};
 use multiversi::rules::{BoardKind, Outcome, Position, Rules};
 use std::time::{Duration, Instant};
+
+/// A built-in engine by name, or an MCTS variant written `mcts:C:DISC_SHARE` for tuning.
+fn make(name: &str, seed: u64) -> Box<dyn Engine> {
+    if let Some(rest) = name.strip_prefix("mcts:") {
+        let v: Vec<f32> = rest
+            .split(':')
+            .map(|x| x.parse().expect("number"))
+            .collect();
+        let params = Params {
+            uct_c: v[0],
+            disc_share: v[1],
+        };
+        return Box::new(Mcts::with_params(seed, params));
+    }
+    engine(name, seed).expect("engine name")
+}
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -35,7 +52,7 @@ fn main() {
         let mut bots: Vec<_> = seat_names
             .iter()
             .enumerate()
-            .map(|(s, n)| engine(n, (g * 10 + s) as u64 + 1).expect("engine name"))
+            .map(|(s, n)| make(n, (g * 10 + s) as u64 + 1))
             .collect();
         for (s, b) in bots.iter_mut().enumerate() {
             b.new_game(&rules, s);

@@ -113,7 +113,8 @@ pub enum Reply {
 }
 
 /// The shape of a bot's message before its fields are checked. Unknown fields are ignored so
-/// that bots may add their own (comments, evaluations) without breaking anything.
+/// that bots may add their own (comments, evaluations) without breaking anything. Deserialised
+/// directly, without building a map of the whole object: this runs on every move.
 #[derive(Deserialize)]
 struct RawReply {
     #[serde(rename = "type")]
@@ -128,12 +129,13 @@ struct RawReply {
 pub fn parse_reply(line: &[u8]) -> Result<Reply, String> {
     let text = std::str::from_utf8(line)
         .map_err(|e| format!("not UTF-8 (invalid byte at offset {})", e.valid_up_to()))?;
-    let value: serde_json::Value =
-        serde_json::from_str(text).map_err(|e| format!("not JSON: {e}"))?;
-    if !value.is_object() {
-        return Err("not a JSON object".into());
-    }
-    let raw: RawReply = serde_json::from_value(value).map_err(|e| format!("wrong shape: {e}"))?;
+    let raw: RawReply = serde_json::from_str(text).map_err(|e| match e.classify() {
+        serde_json::error::Category::Data if text.trim_start().starts_with('{') => {
+            format!("wrong shape: {e}")
+        }
+        serde_json::error::Category::Data => "not a JSON object".to_string(),
+        _ => format!("not JSON: {e}"),
+    })?;
     let optional_string = |field: &str, v: Option<serde_json::Value>| match v {
         None | Some(serde_json::Value::Null) => Ok(None),
         Some(serde_json::Value::String(s)) => Ok(Some(s)),

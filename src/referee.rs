@@ -67,7 +67,9 @@ impl Player {
 pub trait Observer {
     fn game_started(&mut self, _game: &str, _seats: &[SeatRecord], _position: &Position) {}
     fn moved(&mut self, _game: &str, _m: &MoveRecord, _position: &Position) {}
-    fn faulted(&mut self, _game: &str, _fault: &FaultRecord) {}
+    /// `ms`: from the message the bot failed to answer (start or turn) to the fault being
+    /// noticed; for a timeout, the limit plus the referee's lateness in flagging it.
+    fn faulted(&mut self, _game: &str, _fault: &FaultRecord, _ms: Option<f64>) {}
 }
 
 /// An observer that watches nothing.
@@ -97,6 +99,8 @@ struct Game<'a> {
     faults: Vec<FaultRecord>,
     out: Vec<bool>,
     observer: &'a mut dyn Observer,
+    /// When the message now awaiting an answer was sent (for the fault event's `ms`).
+    awaiting_since: Option<Instant>,
 }
 
 /// Plays one game. `order[seat]` names the player in each seat. Bots that are not running are
@@ -121,6 +125,7 @@ pub fn play_game(
         faults: Vec::new(),
         out: vec![false; n],
         observer,
+        awaiting_since: None,
     };
     let mut seats: Vec<SeatRecord> = (0..n)
         .map(|seat| {
@@ -228,7 +233,9 @@ impl Game<'_> {
                 p.send(&start);
             }
         }
-        let deadline = Instant::now() + Duration::from_millis(setup.time.startup_ms);
+        let sent = Instant::now();
+        self.awaiting_since = Some(sent);
+        let deadline = sent + Duration::from_millis(setup.time.startup_ms);
         let mut waiting: Vec<Seat> = Vec::new();
         for (seat, error) in start_errors.into_iter().enumerate() {
             match error {
@@ -301,6 +308,7 @@ impl Game<'_> {
             if interrupted() {
                 return Err(Interrupted);
             }
+            self.awaiting_since = None;
             let seat = self.position.to_move();
             if self.out[seat] {
                 // Cannot happen: the position skips removed seats. Guard against a loop anyway.
@@ -335,7 +343,8 @@ impl Game<'_> {
                 out: (0..n).filter(|&s| self.out[s]).collect(),
             }
             .to_line();
-            let Some(p) = self.process(seat) else {
+            let i = self.order[seat];
+            let Some(p) = self.players[i].process.as_mut() else {
                 // Not running but not out: cannot happen (a fault takes both). Disqualify.
                 self.disqualify(seat, FaultKind::Crash, "not running".into(), None);
                 continue;
@@ -361,6 +370,7 @@ impl Game<'_> {
                 continue;
             }
             let sent = Instant::now();
+            self.awaiting_since = Some(sent);
             let deadline = sent + Duration::from_millis(time_ms);
             p.send(&turn);
             let received = p.recv_line(deadline, MAX_LINE_BYTES);
@@ -457,6 +467,9 @@ impl Game<'_> {
 
     /// The sanction: kill the bot's group, take its seat out of the turn order, record why.
     fn disqualify(&mut self, seat: Seat, kind: FaultKind, detail: String, text: Option<String>) {
+        let noticed_ms = self
+            .awaiting_since
+            .map(|sent| sent.elapsed().as_secs_f64() * 1000.0);
         let ply = self.position.ply();
         let process = self.players[self.order[seat]].process.take();
         let stderr_tail = match process {
@@ -484,7 +497,7 @@ impl Game<'_> {
             text,
             stderr_tail,
         };
-        self.observer.faulted(&self.setup.game, &fault);
+        self.observer.faulted(&self.setup.game, &fault, noticed_ms);
         self.faults.push(fault);
     }
 }

@@ -15,8 +15,24 @@ use crate::rng::Rng;
 use crate::rules::{Bits, Board, Position, Square};
 use std::time::Instant;
 
-/// Exploration constant of UCT for rewards in [0, 1].
-const UCT_C: f32 = 0.35;
+/// Tunable settings; `Default` is what the built-in `mcts` plays with.
+#[derive(Clone, Copy, Debug)]
+pub struct Params {
+    /// Exploration constant of UCT for rewards in [0, 1].
+    pub uct_c: f32,
+    /// Share of the reward that comes from the disc count instead of the result: a little of it
+    /// tells apart playouts that all end the same way (and prefers big wins and near misses).
+    pub disc_share: f32,
+}
+
+impl Default for Params {
+    fn default() -> Params {
+        Params {
+            uct_c: 0.35,
+            disc_share: 0.0,
+        }
+    }
+}
 /// Beyond this many nodes the tree stops growing (playouts go on), bounding memory at long
 /// time limits.
 const MAX_NODES: usize = 300_000;
@@ -24,14 +40,20 @@ const MAX_NODES: usize = 300_000;
 /// MCTS engine (maxⁿ backup, UCT selection, corner-aware playouts).
 pub struct Mcts {
     rng: Rng,
+    params: Params,
     /// Playouts run on the last move (for diagnostics and tests).
     pub last_playouts: u64,
 }
 
 impl Mcts {
     pub fn new(seed: u64) -> Mcts {
+        Mcts::with_params(seed, Params::default())
+    }
+
+    pub fn with_params(seed: u64, params: Params) -> Mcts {
         Mcts {
             rng: Rng::new(seed),
+            params,
             last_playouts: 0,
         }
     }
@@ -43,9 +65,9 @@ impl Engine for Mcts {
         let anti = position.rules().anti;
         let side = position.rules().side();
         let found = if let Some(b) = position.small_board() {
-            search(b, anti, stop, &mut self.rng)
+            search(b, anti, &self.params, stop, &mut self.rng)
         } else if let Some(b) = position.large_board() {
-            search(b, anti, stop, &mut self.rng)
+            search(b, anti, &self.params, stop, &mut self.rng)
         } else {
             None
         };
@@ -131,7 +153,12 @@ fn preferred<B: Bits>(board: &Board<B>, shape: &Shape<B>, moves: B) -> B {
 }
 
 /// Plays the game out with the playout policy and returns each seat's reward.
-fn playout<B: Bits>(mut board: Board<B>, shape: &Shape<B>, rng: &mut Rng) -> [f32; 4] {
+fn playout<B: Bits>(
+    mut board: Board<B>,
+    shape: &Shape<B>,
+    disc_share: f32,
+    rng: &mut Rng,
+) -> [f32; 4] {
     loop {
         let flipping = board.flipping_moves();
         let sq = if flipping.is_empty() {
@@ -148,7 +175,16 @@ fn playout<B: Bits>(mut board: Board<B>, shape: &Shape<B>, rng: &mut Rng) -> [f3
         let flipped = board.flips(sq);
         board.play_unchecked(sq, flipped);
     }
-    rewards(&board, shape.anti)
+    let mut r = rewards(&board, shape.anti);
+    if disc_share > 0.0 {
+        let total = board.occupied.count().max(1) as f32;
+        for (seat, reward) in r.iter_mut().enumerate().take(board.players as usize) {
+            let share = board.discs[seat].count() as f32 / total;
+            let good = if shape.anti { 1.0 - share } else { share };
+            *reward = (1.0 - disc_share) * *reward + disc_share * good;
+        }
+    }
+    r
 }
 
 /// Runs MCTS until `stop`; returns the most visited root move and the number of playouts, or
@@ -156,6 +192,7 @@ fn playout<B: Bits>(mut board: Board<B>, shape: &Shape<B>, rng: &mut Rng) -> [f3
 pub fn search<B: Bits>(
     board: &Board<B>,
     anti: bool,
+    params: &Params,
     stop: Instant,
     rng: &mut Rng,
 ) -> Option<(u32, u64)> {
@@ -188,7 +225,7 @@ pub fn search<B: Bits>(
             while child != 0 {
                 let c = &nodes[child];
                 let n = c.visits.max(1) as f32;
-                let score = c.reward[seat] / n + UCT_C * (log_n / n).sqrt();
+                let score = c.reward[seat] / n + params.uct_c * (log_n / n).sqrt();
                 if score > best_score {
                     best_score = score;
                     best = child;
@@ -220,7 +257,7 @@ pub fn search<B: Bits>(
             path.push(at);
         }
         // Simulation and maxⁿ backup: every node on the path adds every seat's reward.
-        let reward = playout(nodes[at].board, &shape, rng);
+        let reward = playout(nodes[at].board, &shape, params.disc_share, rng);
         playouts += 1;
         for &i in &path {
             let n = &mut nodes[i];

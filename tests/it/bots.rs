@@ -94,7 +94,10 @@ fn engines_answer_before_the_deadline() {
             // Generous slack for a loaded test machine: this checks that the engine watches the
             // clock at all, not how fast it is.
             let late = Instant::now().saturating_duration_since(deadline);
-            assert!(late < Duration::from_millis(250), "{name} late by {late:?}");
+            assert!(
+                late < Duration::from_millis(1000),
+                "{name} late by {late:?}"
+            );
             assert!(pos.check(sq).is_ok(), "{name} played {sq}");
         }
     }

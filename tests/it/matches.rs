@@ -170,7 +170,7 @@ fn without_bots_four_built_in_bots_play() {
     assert!(out.status.success(), "{}", stderr(&out));
     let r = &read_records(&record)[0];
     let names: Vec<&str> = r.seats.iter().map(|s| s.name.as_str()).collect();
-    assert_eq!(names, multiversi::bots::NAMES[..4]);
+    assert_eq!(names, multiversi::bots::default_lineup(4));
     check_record(r);
 }
 

@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# Strength of the built-in engines, measured with the referee: every matchup is a real
+# `multiversi match` between bot processes at 100 ms per move with seats rotating, its games
+# recorded; the table (win rates with 95% Wilson intervals, faults, slowest move of the bot under
+# test) is computed from the records by bench/table.py.
+#
+#   bench/strength.sh            # the full run (about 15-20 minutes on two free cores)
+#   GAMES=24 SMALL=12 bench/strength.sh   # a quicker, rougher run
+#
+# Fixed seeds make the line-ups, seats and random bots repeat; search engines depend on the clock,
+# so their games differ from run to run within the intervals. At most two matches run at once.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+GAMES=${GAMES:-96}    # the bars' matchups
+SMALL=${SMALL:-48}    # other rules and head-to-head
+MOVE_MS=${MOVE_MS:-100}
+SEED=${SEED:-2026}
+OUT=${OUT:-target/strength}
+BEST=${BEST:-builtin:best}
+
+cargo build --release --quiet
+BIN=target/release/multiversi
+rm -rf "$OUT"
+mkdir -p "$OUT"
+
+# matchup ID GAMES "TITLE" HERO OPPONENT... [-- MATCH OPTIONS]
+matchup() {
+    local id=$1 games=$2 title=$3 hero=$4
+    shift 4
+    local bots=("$hero") opts=()
+    while [ $# -gt 0 ] && [ "$1" != "--" ]; do bots+=("$1"); shift; done
+    [ $# -gt 0 ] && shift && opts=("$@")
+    echo "$hero" >"$OUT/$id.hero"
+    echo "$title" >"$OUT/$id.title"
+    "$BIN" match "${bots[@]}" --games "$games" --move-ms "$MOVE_MS" --seed "$SEED" \
+        --record "$OUT/$id.jsonl" "${opts[@]}" >"$OUT/$id.table" 2>"$OUT/$id.log" &
+    # Never more than two matches at once.
+    while [ "$(jobs -rp | wc -l)" -ge 2 ]; do wait -n || true; done
+}
+
+G=builtin:greedy R=builtin:random
+matchup 01-best-greedy "$GAMES" "best vs 3 greedy, 8x8, 4 players" "$BEST" $G $G $G
+matchup 02-best-random "$GAMES" "best vs 3 random, 8x8, 4 players" "$BEST" $R $R $R
+matchup 03-best-greedy-3p "$SMALL" "best vs 2 greedy, 8x8, 3 players" "$BEST" $G $G
+matchup 04-best-greedy-10 "$SMALL" "best vs 3 greedy, 10x10, 4 players" "$BEST" $G $G $G -- --board 10x10
+matchup 05-best-greedy-oct "$SMALL" "best vs 2 greedy, octagon, 3 players" "$BEST" $G $G -- --board octagon
+matchup 06-best-greedy-anti "$SMALL" "best vs 3 greedy, 8x8, 4 players, Anti-Reversi" "$BEST" $G $G $G -- --anti
+matchup 07-best-greedy-blocked "$SMALL" "best vs 3 greedy, 8x8, 4 players, 4 random blocked squares" "$BEST" $G $G $G -- --blocked-random 4
+matchup 08-mcts-brsplus "$SMALL" "mcts vs 3 brs+, 8x8, 4 players" builtin:mcts builtin:brs+ builtin:brs+ builtin:brs+
+matchup 09-brsplus-mcts "$SMALL" "brs+ vs 3 mcts, 8x8, 4 players" builtin:brs+ builtin:mcts builtin:mcts builtin:mcts
+matchup 10-brsplus-brs "$SMALL" "brs+ vs 3 brs, 8x8, 4 players" builtin:brs+ builtin:brs builtin:brs builtin:brs
+matchup 11-brsplus-greedy "$SMALL" "brs+ vs 3 greedy, 8x8, 4 players" builtin:brs+ $G $G $G
+wait
+
+echo "seed $SEED, $MOVE_MS ms per move, seats rotated; records in $OUT"
+python3 bench/table.py "$OUT"
