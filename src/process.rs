@@ -506,6 +506,10 @@ impl BotProcess {
             if now >= deadline {
                 return Received::Timeout;
             }
+            if interrupted() {
+                // The caller checks the flag and stops; what is returned does not count.
+                return Received::Eof;
+            }
             self.fill(deadline - now);
         }
     }
