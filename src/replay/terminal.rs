@@ -247,9 +247,14 @@ fn fault_lines(rec: &GameRecord, ply: usize, colour: bool) -> Vec<String> {
         .filter(|f| f.ply as usize == ply)
         .map(|f| {
             let mut line = format!(
-                "      ✗ {} {} disqualified after move {ply}: {}",
+                "      ✗ {} {} disqualified {}: {}",
                 seat_label(f.seat, colour),
                 seat_name(rec, f.seat),
+                if ply == 0 {
+                    "at the start".to_string()
+                } else {
+                    format!("after move {ply}")
+                },
                 fault_kind_text(f.kind)
             );
             if !f.detail.is_empty() {

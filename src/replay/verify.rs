@@ -4,7 +4,7 @@
 //! what the record says and what the rules say), not just flagged as "bad".
 
 use crate::record::{FaultRecord, GameRecord};
-use crate::rules::{Colour, Outcome, Position, Seat, Square};
+use crate::rules::{Colour, MoveKind, Outcome, Position, Seat, Square};
 use std::fmt;
 
 /// One disagreement between a record and the rules.
@@ -92,6 +92,13 @@ fn squares(list: &[Square]) -> String {
         .map(Square::to_string)
         .collect::<Vec<_>>()
         .join(" ")
+}
+
+fn kind_name(kind: MoveKind) -> &'static str {
+    match kind {
+        MoveKind::Flipping => "flipping",
+        MoveKind::Placing => "placing",
+    }
 }
 
 fn outcome_text(outcome: &Outcome) -> String {
@@ -289,11 +296,11 @@ pub fn check(rec: &GameRecord) -> Vec<Problem> {
                     report(
                         Some(ply),
                         format!(
-                            "{} at {} is recorded as a {:?} move but is a {:?} move",
+                            "{} at {} is recorded as a {} move but is a {} move",
                             seat_name(m.seat),
                             m.square,
-                            m.kind,
-                            played.kind
+                            kind_name(m.kind),
+                            kind_name(played.kind)
                         ),
                     );
                 }

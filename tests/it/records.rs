@@ -6,7 +6,7 @@ use multiversi::record::{
     FaultKind, FaultRecord, GameRecord, MoveRecord, SeatRecord, FORMAT, VERSION,
 };
 use multiversi::rng::Rng;
-use multiversi::rules::{BoardKind, Colour, Outcome, Position, Rules, Seat, Square};
+use multiversi::rules::{BoardKind, Colour, Outcome, Position, Rules, Seat};
 use std::path::Path;
 
 /// What game to generate.
@@ -63,7 +63,8 @@ pub fn game(spec: &Spec) -> GameRecord {
                 });
             }
         }
-        if position.is_over() {
+        // As the referee does: the game ends when the board is finished or one player is left.
+        if position.is_over() || position.in_game().iter().filter(|&&p| p).count() <= 1 {
             break;
         }
         let (legal, _) = position.legal_moves();
@@ -179,11 +180,6 @@ pub fn temp_dir(name: &str) -> std::path::PathBuf {
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).expect("temp dir");
     dir
-}
-
-#[allow(dead_code)]
-pub fn square(name: &str) -> Square {
-    name.parse().expect("square name")
 }
 
 /// Real records: `multiversi match` with built-in bots on every board shape, one game with a bot

@@ -4,7 +4,7 @@
 use crate::records::{self, rows_at, sample_games};
 use crate::support::*;
 use multiversi::record::{FaultKind, FaultRecord};
-use multiversi::rules::{Outcome, Square};
+use multiversi::rules::{BoardKind, Colour, MoveKind, Outcome, Square};
 use std::path::Path;
 
 #[test]
@@ -82,6 +82,43 @@ fn verify_names_the_line_game_ply_and_difference_of_each_problem() {
     games.push(g);
     games.push(wrong_turn);
 
+    // Line 8: a move kind, a time, a seat's colour and the ranking changed.
+    let mut g = base.clone();
+    g.game = "details".into();
+    let k = g
+        .moves
+        .iter()
+        .position(|m| m.kind == MoveKind::Flipping)
+        .unwrap();
+    g.moves[k].kind = MoveKind::Placing;
+    g.moves[3].ms = -1.0;
+    g.seats[2].colour = Colour::Green;
+    g.ranking.reverse();
+    games.push(g);
+    // Line 9: a game that ends early because only one player is left holds.
+    let mut spec = records::Spec::new(4, BoardKind::Eight, 11);
+    spec.faults = vec![
+        (0, 0, FaultKind::Crash),
+        (2, 1, FaultKind::Timeout),
+        (3, 3, FaultKind::Malformed),
+    ];
+    let early = records::game(&spec);
+    assert_eq!(
+        early.moves.len(),
+        3,
+        "the game stops when one player is left"
+    );
+    games.push(early.clone());
+    // Line 10: the same game going on after that.
+    let mut g = early;
+    g.game = "too-long".into();
+    g.moves.push(multiversi::record::MoveRecord {
+        ply: 3,
+        seat: 1,
+        ..base.moves[0].clone()
+    });
+    games.push(g);
+
     let dir = records::temp_dir("replay-verify-bad");
     let path = dir.join("games.jsonl");
     records::write(&path, &games);
@@ -101,13 +138,20 @@ fn verify_names_the_line_game_ply_and_difference_of_each_problem() {
         format!("{p}:5: game fault: ply 5: the record has White (seat 1) moving (it was disqualified earlier), but it is Red (seat 2)'s turn"),
         format!("{p}:7: game turn: ply 5: Red (seat 2) is disqualified (Timeout) but it was White (seat 1)'s turn"),
         format!("{p}:6: game short: ply 59: the record ends but the game is not over: "),
-        "verified 7 games: 1 hold, 6 do not; 0 damaged lines".to_string(),
+        format!("{p}:8: game details: ply {k}: "),
+        "is recorded as a placing move but is a flipping move".to_string(),
+        format!("{p}:8: game details: ply 3: the move time -1 ms is not a duration"),
+        format!("{p}:8: game details: seat entry 2 says seat 2 green, expected seat 2 red"),
+        format!("{p}:8: game details: ply 60: the ranking is "),
+        format!("{p}:10: game too-long: ply 3: White (seat 1) plays "),
+        "but the game was already over: at most one player was left".to_string(),
+        "verified 10 games: 2 hold, 8 do not; 0 damaged lines".to_string(),
     ];
     for needle in expect {
         assert!(text.contains(&needle), "missing {needle:?} in:\n{text}");
     }
     assert!(!text.contains(&format!("{p}:1:")), "{text}");
-    assert!(stderr(&out).contains("6 of 7 games do not hold"));
+    assert!(stderr(&out).contains("8 of 10 games do not hold"));
 }
 
 #[test]

@@ -45,6 +45,8 @@ struct Session {
     slave: OwnedFd,
     child: Child,
     seen: String,
+    /// The bytes read so far (`seen` is their text).
+    raw: Vec<u8>,
     /// How far `wait_for` has matched in `seen`.
     cursor: usize,
     /// The terminal's modes before the child started.
@@ -72,6 +74,7 @@ impl Session {
             slave,
             child,
             seen: String::new(),
+            raw: Vec::new(),
             cursor: 0,
             before,
         }
@@ -80,7 +83,6 @@ impl Session {
     /// Reads the terminal until `needle` appears after the previous match; returns where it ends.
     fn wait_for(&mut self, needle: &str) -> usize {
         let deadline = Instant::now() + Duration::from_secs(10);
-        let mut buf = [0u8; 8192];
         loop {
             if let Some(at) = self.seen[self.cursor..].find(needle) {
                 self.cursor += at + needle.len();
@@ -91,16 +93,7 @@ impl Session {
                 "waited for {needle:?}; the terminal showed:\n{}",
                 &self.seen[self.cursor..]
             );
-            let mut poll = libc::pollfd {
-                fd: self.master.as_raw_fd(),
-                events: libc::POLLIN,
-                revents: 0,
-            };
-            // SAFETY: one valid pollfd.
-            if unsafe { libc::poll(&mut poll, 1, 100) } > 0 {
-                let n = self.master.read(&mut buf).unwrap_or(0);
-                self.seen.push_str(&String::from_utf8_lossy(&buf[..n]));
-            }
+            self.pump(100);
         }
     }
 
@@ -118,32 +111,37 @@ impl Session {
         self.master.flush().unwrap();
     }
 
+    /// Reads whatever the terminal has within `ms` milliseconds; false when nothing came.
+    fn pump(&mut self, ms: i32) -> bool {
+        let mut poll = libc::pollfd {
+            fd: self.master.as_raw_fd(),
+            events: libc::POLLIN,
+            revents: 0,
+        };
+        // SAFETY: one valid pollfd.
+        if unsafe { libc::poll(&mut poll, 1, ms) } <= 0 {
+            return false;
+        }
+        let mut buf = [0u8; 8192];
+        let n = self.master.read(&mut buf).unwrap_or(0);
+        // Decode everything so far, so a character split between two reads stays whole.
+        self.raw.extend_from_slice(&buf[..n]);
+        self.seen = String::from_utf8_lossy(&self.raw).into_owned();
+        n > 0
+    }
+
+    /// Waits for the child to exit, reading its output meanwhile (a full terminal buffer would
+    /// block it); returns the exit code, everything shown, and the terminal modes left behind.
     fn finish(mut self) -> (i32, String, libc::termios) {
         let deadline = Instant::now() + Duration::from_secs(10);
         let status = loop {
+            self.pump(20);
             if let Some(status) = self.child.try_wait().unwrap() {
                 break status;
             }
             assert!(Instant::now() < deadline, "replay did not quit");
-            std::thread::sleep(Duration::from_millis(20));
         };
-        let mut buf = [0u8; 8192];
-        loop {
-            let mut poll = libc::pollfd {
-                fd: self.master.as_raw_fd(),
-                events: libc::POLLIN,
-                revents: 0,
-            };
-            // SAFETY: one valid pollfd.
-            if unsafe { libc::poll(&mut poll, 1, 50) } <= 0 {
-                break;
-            }
-            let n = self.master.read(&mut buf).unwrap_or(0);
-            if n == 0 {
-                break;
-            }
-            self.seen.push_str(&String::from_utf8_lossy(&buf[..n]));
-        }
+        while self.pump(50) {}
         let t = termios(&self.slave);
         (status.code().unwrap_or(-1), self.seen, t)
     }
@@ -222,4 +220,36 @@ fn no_color_gives_plain_letters_on_a_terminal() {
     let (code, _, after) = s.finish();
     assert_eq!(code, 0);
     assert_ne!(after.c_lflag & libc::ECHO, 0);
+}
+
+#[test]
+fn animate_on_a_terminal_redraws_one_board_per_move() {
+    let games = records::sample_games();
+    let dir = records::temp_dir("replay-tty-animate");
+    let path = dir.join("games.jsonl");
+    records::write(&path, &games[3..4]);
+    let total = games[3].moves.len();
+    let s = Session::start(
+        &[
+            "replay",
+            path.to_str().unwrap(),
+            "--animate",
+            "--delay",
+            "1",
+        ],
+        false,
+        40,
+    );
+    let (code, seen, _) = s.finish();
+    assert_eq!(code, 0, "{seen}");
+    assert_eq!(
+        seen.matches("\x1b[H\x1b[2J").count(),
+        total + 1,
+        "one frame per position"
+    );
+    assert!(
+        seen.contains("\x1b[48;5;238;38;5;244m ╳ "),
+        "blocked squares drawn"
+    );
+    assert!(seen.contains("Result: "));
 }
