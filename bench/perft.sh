@@ -12,7 +12,10 @@
 # Environment:
 #   ANCHOR       path of othello_perft.c        (default: ../shared/anchors/othello_perft.c)
 #   ANCHOR_DEPTH depth of the anchor's perft     (default: 11)
-#   DEPTH_8X8, DEPTH_10X10, DEPTH_OCTAGON        multiversi depths (default: 10; each runs > 1 s)
+#   DEPTH_8X8, DEPTH_10X10, DEPTH_OCTAGON        multiversi depths (default: 11, 10, 10: each
+#                takes more than a second)
+#   BASELINE     another multiversi binary (say, a build of an older commit) to measure alongside,
+#                for before/after comparisons in one run (default: none)
 #   REPEAT       runs of each program, interleaved; the one with the least CPU time counts
 #                (default: 1)
 set -euo pipefail
@@ -22,7 +25,7 @@ anchor_src=${ANCHOR:-../shared/anchors/othello_perft.c}
 anchor_depth=${ANCHOR_DEPTH:-11}
 repeat=${REPEAT:-1}
 boards=(8x8 10x10 octagon)
-depths=("${DEPTH_8X8:-10}" "${DEPTH_10X10:-10}" "${DEPTH_OCTAGON:-10}")
+depths=("${DEPTH_8X8:-11}" "${DEPTH_10X10:-10}" "${DEPTH_OCTAGON:-10}")
 
 if [ ! -f "$anchor_src" ]; then
   echo "bench/perft.sh: anchor source $anchor_src not found (set ANCHOR)" >&2
@@ -35,6 +38,11 @@ echo "building the anchor (gcc -O3 -march=native) and multiversi (cargo build --
 gcc -O3 -march=native -o "$work/anchor" "$anchor_src"
 cargo build --release --quiet
 mv_bin=target/release/multiversi
+programs=(multiversi)
+if [ -n "${BASELINE:-}" ]; then
+  cp "$BASELINE" "$work/baseline"
+  programs+=(baseline)
+fi
 
 # Runs a command; leaves its stdout in $work/out, its stderr in $work/err, and sets `cpu` to its
 # user + system seconds.
@@ -53,15 +61,20 @@ keep_best() { # name leaves cpu wall-rate
   fi
 }
 
+load_before=$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo unknown)
 for ((r = 0; r < repeat; r++)); do
   # "othello perft(11) = 212258572  3.907 s  54.3 M leaves/s"
   timed "$work/anchor" "$anchor_depth"
   keep_best anchor "$(awk '{ print $4 }' "$work/out")" "$cpu" "$(awk '{ print $7 }' "$work/out")"
   for i in "${!boards[@]}"; do
-    # stdout: "<depth> <leaves>" per depth; stderr: "perft 10: ... 45.3 M leaves/s (...)"
-    timed "$mv_bin" perft --players 4 --board "${boards[$i]}" "${depths[$i]}"
-    keep_best "${boards[$i]}" "$(awk '{ n += $2 } END { print n }' "$work/out")" "$cpu" \
-      "$(awk '{ print $8 }' "$work/err")"
+    for p in "${programs[@]}"; do
+      bin=$mv_bin
+      [ "$p" = baseline ] && bin=$work/baseline
+      # stdout: "<depth> <leaves>" per depth; stderr ends with a rate like "45.3 M leaves/s".
+      timed "$bin" perft --players 4 --board "${boards[$i]}" "${depths[$i]}"
+      keep_best "$p ${boards[$i]}" "$(awk '{ n += $2 } END { print n }' "$work/out")" "$cpu" \
+        "$(grep -o '[0-9.]* M leaves/s' "$work/err" | cut -d' ' -f1)"
+    done
   done
 done
 
@@ -72,10 +85,15 @@ anchor_rate=$(rate anchor)
 echo "| perft | depth | leaves | CPU s | M leaves/CPU s | ratio to anchor | bar | goal | wall-clock M leaves/s |"
 echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|"
 echo "| anchor: 2-player Othello, C | $anchor_depth | $(field anchor 1) | $(field anchor 2) | $anchor_rate | 1.00 | | | $(field anchor 3) |"
-for i in "${!boards[@]}"; do
-  b=${boards[$i]}
-  r=$(rate "$b")
-  ratio=$(awk -v a="$r" -v b="$anchor_rate" 'BEGIN { printf "%.2f", a / b }')
-  if [ "$b" = 8x8 ]; then bar=0.5 goal=1.0; else bar=0.25 goal=0.5; fi
-  echo "| multiversi, 4 players, $b | 1-${depths[$i]} | $(field "$b" 1) | $(field "$b" 2) | $r | $ratio | $bar | $goal | $(field "$b" 3) |"
+for p in "${programs[@]}"; do
+  for i in "${!boards[@]}"; do
+    b=${boards[$i]}
+    r=$(rate "$p $b")
+    ratio=$(awk -v a="$r" -v b="$anchor_rate" 'BEGIN { printf "%.2f", a / b }')
+    if [ "$b" = 8x8 ]; then bar=0.5 goal=1.0; else bar=0.25 goal=0.5; fi
+    echo "| $p, 4 players, $b | 1-${depths[$i]} | $(field "$p $b" 1) | $(field "$p $b" 2) | $r | $ratio | $bar | $goal | $(field "$p $b" 3) |"
+  done
 done
+model=$(grep -m1 'model name' /proc/cpuinfo 2>/dev/null | cut -d: -f2- | sed 's/^ *//')
+echo
+echo "machine: ${model:-unknown CPU}, $(nproc) cores; load average before the run: $load_before"

@@ -80,6 +80,7 @@ pub enum Command {
 #[derive(Args, Debug)]
 pub struct BotArgs {
     /// Which built-in bot.
+    #[arg(value_parser = clap::builder::PossibleValuesParser::new(crate::bots::NAMES))]
     pub name: String,
     /// Seed for the bot's random choices (default: drawn from the clock).
     #[arg(long)]
@@ -87,16 +88,6 @@ pub struct BotArgs {
 }
 
 fn run_bot(args: &BotArgs) -> Result<()> {
-    if !crate::bots::NAMES.contains(&args.name.as_str()) {
-        return Err(fail(
-            exit::USAGE,
-            format!(
-                "no built-in bot named '{}' (choose from {})",
-                args.name,
-                crate::bots::NAMES.join(", ")
-            ),
-        ));
-    }
     let seed = args.seed.unwrap_or_else(crate::rng::Rng::fresh_seed);
     crate::bots::serve::serve(&args.name, seed).map_err(|e| fail(exit::BAD_INPUT, e))
 }

@@ -303,10 +303,11 @@ struct Watch {
 
 impl Watch {
     /// Events go to stdout as one JSON object per line, flushed at once for live dashboards.
-    fn event(&self, value: serde_json::Value) {
+    /// The event is built only when events are on: this runs on every move.
+    fn event(&self, value: impl FnOnce() -> serde_json::Value) {
         if self.events {
             let mut out = std::io::stdout().lock();
-            let _ = writeln!(out, "{value}").and_then(|()| out.flush());
+            let _ = writeln!(out, "{}", value()).and_then(|()| out.flush());
         }
     }
 
@@ -323,10 +324,10 @@ impl Watch {
 
 impl Observer for Watch {
     fn game_started(&mut self, game: &str, seats: &[SeatRecord], position: &Position) {
-        self.event(
+        self.event(|| {
             json!({"type": "game_start", "game": game, "rules": position.rules(),
-            "seats": seats, "rows": position.rows()}),
-        );
+            "seats": seats, "rows": position.rows()})
+        });
         if self.show {
             let names: Vec<String> = seats
                 .iter()
@@ -337,11 +338,11 @@ impl Observer for Watch {
     }
 
     fn moved(&mut self, game: &str, m: &crate::record::MoveRecord, position: &Position) {
-        self.event(
+        self.event(|| {
             json!({"type": "move", "game": game, "ply": m.ply, "seat": m.seat,
             "square": m.square, "kind": m.kind, "flips": m.flips, "ms": m.ms,
-            "rows": position.rows(), "scores": position.scores()}),
-        );
+            "rows": position.rows(), "scores": position.scores()})
+        });
         if self.show {
             self.human(&format!(
                 "ply {} {} {} ({} flipped, {:.1} ms)\n{position}\n",
@@ -354,8 +355,8 @@ impl Observer for Watch {
         }
     }
 
-    fn faulted(&mut self, game: &str, f: &FaultRecord) {
-        self.event(json!({"type": "fault", "game": game, "fault": f}));
+    fn faulted(&mut self, game: &str, f: &FaultRecord, ms: Option<f64>) {
+        self.event(|| json!({"type": "fault", "game": game, "fault": f, "ms": ms}));
         // Faults are always worth a line on stderr: they are why a bot lost.
         let tail = f.stderr_tail.trim_end();
         let tail = tail.rsplit('\n').next().unwrap_or("");
@@ -457,11 +458,11 @@ pub fn run_match(args: &MatchArgs) -> Result<()> {
             })?;
         }
         tally(&mut tallies, &order, &record);
-        watch.event(
+        watch.event(|| {
             json!({"type": "game_end", "game": record.game, "result": record.result,
             "scores": record.scores, "ranking": record.ranking, "rows": record.final_rows,
-            "faults": record.faults.len()}),
-        );
+            "faults": record.faults.len()})
+        });
         if config.show {
             watch.human(&format!(
                 "game {}: {} (scores {:?})\n\n",
@@ -491,7 +492,7 @@ pub fn run_match(args: &MatchArgs) -> Result<()> {
         }
     }
     let names: Vec<&str> = config.players.iter().map(|p| p.name.as_str()).collect();
-    watch.event(json!({"type": "match_end", "table": table_json(&names, &tallies)}));
+    watch.event(|| json!({"type": "match_end", "table": table_json(&names, &tallies)}));
     watch.human(&table(&names, &tallies));
     Ok(())
 }

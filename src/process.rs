@@ -465,11 +465,11 @@ impl BotProcess {
         self.stdin = None;
     }
 
-    /// Whether a complete line (or too long a line, or end of output) is already waiting,
-    /// without waiting for one. The referee uses this to catch output nobody asked for.
-    pub fn has_unread_output(&mut self) -> bool {
-        self.fill(Duration::ZERO);
-        self.buffer.contains(&b'\n') || (!self.buffer.is_empty() && self.eof)
+    /// Whether output nobody asked for is already in hand: a complete line left over from the
+    /// last read (a bot that answered twice), or the end of output. No system call: this runs
+    /// before every turn, and lines still in the pipe are simply read as the next answer.
+    pub fn has_unread_output(&self) -> bool {
+        self.buffer.contains(&b'\n') || self.eof
     }
 
     /// Waits for the next line from the bot until `deadline`, reading at most `cap` bytes of it.
@@ -505,6 +505,10 @@ impl BotProcess {
             let now = Instant::now();
             if now >= deadline {
                 return Received::Timeout;
+            }
+            if interrupted() {
+                // The caller checks the flag and stops; what is returned does not count.
+                return Received::Eof;
             }
             self.fill(deadline - now);
         }

@@ -101,6 +101,119 @@ impl ToBot {
     }
 }
 
+/// Everything a `turn` message says, borrowed from the referee's state.
+pub struct TurnView<'a> {
+    pub game: &'a str,
+    pub ply: u32,
+    pub seat: Seat,
+    pub rows: &'a [String],
+    pub moves: &'a [(u32, Seat, Square)],
+    pub legal: &'a [Square],
+    pub kind: MoveKind,
+    pub time_ms: u64,
+    pub clocks_ms: &'a [Option<u64>],
+    pub out: &'a [Seat],
+}
+
+fn push_square(line: &mut Vec<u8>, sq: Square) {
+    line.push(b'"');
+    line.push(b'a' + sq.col);
+    let row = sq.row as u32 + 1;
+    if row >= 10 {
+        line.push(b'0' + (row / 10) as u8);
+    }
+    line.push(b'0' + (row % 10) as u8);
+    line.push(b'"');
+}
+
+fn push_number(line: &mut Vec<u8>, n: u64) {
+    let mut digits = [0u8; 20];
+    let mut i = digits.len();
+    let mut n = n;
+    loop {
+        i -= 1;
+        digits[i] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    line.extend_from_slice(&digits[i..]);
+}
+
+impl TurnView<'_> {
+    /// The `turn` line, byte for byte what serialising `ToBot::Turn` gives (a test checks it),
+    /// written by hand into `line`: this is the referee's work on every move, and the generic
+    /// serialiser took longer than the pipe round trip it feeds.
+    pub fn write_line(&self, line: &mut Vec<u8>) {
+        line.clear();
+        line.extend_from_slice(b"{\"type\":\"turn\",\"game\":");
+        // The game id is the referee's own text, but escape it properly all the same.
+        line.extend_from_slice(
+            serde_json::to_string(self.game)
+                .unwrap_or_else(|_| "\"\"".into())
+                .as_bytes(),
+        );
+        line.extend_from_slice(b",\"ply\":");
+        push_number(line, self.ply as u64);
+        line.extend_from_slice(b",\"seat\":");
+        push_number(line, self.seat as u64);
+        line.extend_from_slice(b",\"rows\":[");
+        for (i, row) in self.rows.iter().enumerate() {
+            if i > 0 {
+                line.push(b',');
+            }
+            // Rows hold only the board letters `BWRGN.#-`: nothing to escape.
+            line.push(b'"');
+            line.extend_from_slice(row.as_bytes());
+            line.push(b'"');
+        }
+        line.extend_from_slice(b"],\"moves\":[");
+        for (i, &(ply, seat, square)) in self.moves.iter().enumerate() {
+            if i > 0 {
+                line.push(b',');
+            }
+            line.extend_from_slice(b"{\"ply\":");
+            push_number(line, ply as u64);
+            line.extend_from_slice(b",\"seat\":");
+            push_number(line, seat as u64);
+            line.extend_from_slice(b",\"square\":");
+            push_square(line, square);
+            line.push(b'}');
+        }
+        line.extend_from_slice(b"],\"legal\":[");
+        for (i, &sq) in self.legal.iter().enumerate() {
+            if i > 0 {
+                line.push(b',');
+            }
+            push_square(line, sq);
+        }
+        line.extend_from_slice(match self.kind {
+            MoveKind::Flipping => b"],\"kind\":\"flipping\",\"time_ms\":",
+            MoveKind::Placing => b"],\"kind\":\"placing\",\"time_ms\":",
+        });
+        push_number(line, self.time_ms);
+        line.extend_from_slice(b",\"clocks_ms\":[");
+        for (i, clock) in self.clocks_ms.iter().enumerate() {
+            if i > 0 {
+                line.push(b',');
+            }
+            match clock {
+                Some(ms) => push_number(line, *ms),
+                None => line.extend_from_slice(b"null"),
+            }
+        }
+        line.extend_from_slice(b"],\"out\":[");
+        for (i, &seat) in self.out.iter().enumerate() {
+            if i > 0 {
+                line.push(b',');
+            }
+            push_number(line, seat as u64);
+        }
+        line.extend_from_slice(b"]}\n");
+    }
+}
+
 /// Bot → referee, as parsed from the wire.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Reply {
@@ -113,7 +226,8 @@ pub enum Reply {
 }
 
 /// The shape of a bot's message before its fields are checked. Unknown fields are ignored so
-/// that bots may add their own (comments, evaluations) without breaking anything.
+/// that bots may add their own (comments, evaluations) without breaking anything. Deserialised
+/// directly, without building a map of the whole object: this runs on every move.
 #[derive(Deserialize)]
 struct RawReply {
     #[serde(rename = "type")]
@@ -123,17 +237,48 @@ struct RawReply {
     square: Option<serde_json::Value>,
 }
 
+/// The usual well-formed reply, read without allocating; anything else takes the slow path,
+/// which finds the words for what is wrong.
+#[derive(Deserialize)]
+struct QuickReply<'a> {
+    #[serde(rename = "type", borrow)]
+    kind: &'a str,
+    #[serde(borrow)]
+    square: Option<&'a str>,
+    #[serde(borrow)]
+    name: Option<&'a str>,
+    #[serde(borrow)]
+    version: Option<&'a str>,
+}
+
 /// Parses one line from a bot (without its newline). The error says what is wrong, for the
 /// fault record.
 pub fn parse_reply(line: &[u8]) -> Result<Reply, String> {
     let text = std::str::from_utf8(line)
         .map_err(|e| format!("not UTF-8 (invalid byte at offset {})", e.valid_up_to()))?;
-    let value: serde_json::Value =
-        serde_json::from_str(text).map_err(|e| format!("not JSON: {e}"))?;
-    if !value.is_object() {
-        return Err("not a JSON object".into());
+    if let Ok(quick) = serde_json::from_str::<QuickReply>(text) {
+        match (quick.kind, quick.square) {
+            ("move", Some(square)) => {
+                if let Ok(square) = square.parse() {
+                    return Ok(Reply::Move { square });
+                }
+            }
+            ("ready", _) => {
+                return Ok(Reply::Ready {
+                    name: quick.name.map(str::to_string),
+                    version: quick.version.map(str::to_string),
+                })
+            }
+            _ => {}
+        }
     }
-    let raw: RawReply = serde_json::from_value(value).map_err(|e| format!("wrong shape: {e}"))?;
+    let raw: RawReply = serde_json::from_str(text).map_err(|e| match e.classify() {
+        serde_json::error::Category::Data if text.trim_start().starts_with('{') => {
+            format!("wrong shape: {e}")
+        }
+        serde_json::error::Category::Data => "not a JSON object".to_string(),
+        _ => format!("not JSON: {e}"),
+    })?;
     let optional_string = |field: &str, v: Option<serde_json::Value>| match v {
         None | Some(serde_json::Value::Null) => Ok(None),
         Some(serde_json::Value::String(s)) => Ok(Some(s)),
@@ -227,6 +372,84 @@ mod tests {
             line,
             "{\"type\":\"end\",\"game\":\"g\",\"result\":{\"kind\":\"win\",\"winner\":2},\
              \"scores\":[1,2,3],\"rows\":[],\"faults\":[{\"seat\":1,\"kind\":\"timeout\",\"ply\":13}]}\n"
+        );
+    }
+
+    #[test]
+    fn the_hand_written_turn_is_what_serde_writes() {
+        let sq = |s: &str| s.parse::<Square>().unwrap();
+        let rows: Vec<String> = vec!["..#".into(), "-BN".into()];
+        for (kind, clocks) in [
+            (MoveKind::Flipping, vec![None, None, None]),
+            (MoveKind::Placing, vec![Some(0), Some(12345678901), Some(7)]),
+        ] {
+            let view = TurnView {
+                game: "g-\"1\"\u{e9}",
+                ply: 123,
+                seat: 2,
+                rows: &rows,
+                moves: &[(121, 0, sq("j10")), (122, 1, sq("a1"))],
+                legal: &[sq("c4"), sq("f10")],
+                kind,
+                time_ms: 1000,
+                clocks_ms: &clocks,
+                out: &[1, 3],
+            };
+            let mut line = Vec::new();
+            view.write_line(&mut line);
+            let serde = ToBot::Turn {
+                game: view.game.into(),
+                ply: 123,
+                seat: 2,
+                rows: rows.clone(),
+                moves: view
+                    .moves
+                    .iter()
+                    .map(|&(ply, seat, square)| WireMove { ply, seat, square })
+                    .collect(),
+                legal: view.legal.to_vec(),
+                kind,
+                time_ms: 1000,
+                clocks_ms: clocks.clone(),
+                out: vec![1, 3],
+            }
+            .to_line();
+            assert_eq!(
+                String::from_utf8(line).unwrap(),
+                String::from_utf8(serde).unwrap()
+            );
+        }
+        let mut empty = Vec::new();
+        TurnView {
+            game: "g",
+            ply: 0,
+            seat: 0,
+            rows: &[],
+            moves: &[],
+            legal: &[],
+            kind: MoveKind::Flipping,
+            time_ms: 0,
+            clocks_ms: &[],
+            out: &[],
+        }
+        .write_line(&mut empty);
+        assert!(serde_json::from_slice::<ToBot>(&empty).is_ok());
+    }
+
+    #[test]
+    fn escaped_replies_take_the_slow_path_and_still_parse() {
+        assert_eq!(
+            parse_reply(br#"{"type":"ready","name":"a\"b"}"#),
+            Ok(Reply::Ready {
+                name: Some("a\"b".into()),
+                version: None
+            })
+        );
+        assert_eq!(
+            parse_reply(br#"{"type":"mo\u0076e","square":"d3"}"#),
+            Ok(Reply::Move {
+                square: "d3".parse().unwrap()
+            })
         );
     }
 

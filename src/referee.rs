@@ -8,7 +8,7 @@
 
 use crate::process::{describe_status, interrupted, wait_any, BotProcess, Received};
 use crate::protocol::{
-    fault_text, parse_reply, PlayerInfo, Reply, TimeControl, ToBot, WireFault, WireMove,
+    fault_text, parse_reply, PlayerInfo, Reply, TimeControl, ToBot, TurnView, WireFault,
     MAX_LINE_BYTES,
 };
 use crate::record::{
@@ -41,6 +41,15 @@ pub struct Player {
 impl Player {
     /// Starts the bot if it is not running (first game, or after a fault killed it).
     pub fn ensure_started(&mut self) -> std::io::Result<()> {
+        // A bot kept alive that exited between games is started afresh, like one that faulted.
+        if let Some(mut process) = self.process.take() {
+            if process.try_status().is_none() {
+                self.process = Some(process);
+            } else {
+                process.log_note("exited between games: starting it again");
+                process.kill();
+            }
+        }
         if self.process.is_none() {
             let log = match &self.log {
                 Some(path) => Some(
@@ -67,7 +76,9 @@ impl Player {
 pub trait Observer {
     fn game_started(&mut self, _game: &str, _seats: &[SeatRecord], _position: &Position) {}
     fn moved(&mut self, _game: &str, _m: &MoveRecord, _position: &Position) {}
-    fn faulted(&mut self, _game: &str, _fault: &FaultRecord) {}
+    /// `ms`: from the message the bot failed to answer (start or turn) to the fault being
+    /// noticed; for a timeout, the limit plus the referee's lateness in flagging it.
+    fn faulted(&mut self, _game: &str, _fault: &FaultRecord, _ms: Option<f64>) {}
 }
 
 /// An observer that watches nothing.
@@ -97,6 +108,8 @@ struct Game<'a> {
     faults: Vec<FaultRecord>,
     out: Vec<bool>,
     observer: &'a mut dyn Observer,
+    /// When the message now awaiting an answer was sent (for the fault event's `ms`).
+    awaiting_since: Option<Instant>,
 }
 
 /// Plays one game. `order[seat]` names the player in each seat. Bots that are not running are
@@ -121,6 +134,7 @@ pub fn play_game(
         faults: Vec::new(),
         out: vec![false; n],
         observer,
+        awaiting_since: None,
     };
     let mut seats: Vec<SeatRecord> = (0..n)
         .map(|seat| {
@@ -205,30 +219,38 @@ impl Game<'_> {
             .collect();
         let rows = self.position.rows();
         let mut start_errors: Vec<Option<String>> = vec![None; n];
+        let mut starts: Vec<Vec<u8>> = Vec::with_capacity(n);
+        // Whether the seat's bot was kept alive from an earlier game (not started for this one).
+        let mut kept = vec![false; n];
         for (seat, error) in start_errors.iter_mut().enumerate() {
+            starts.push(
+                ToBot::Start {
+                    protocol: crate::protocol::PROTOCOL_VERSION,
+                    game: setup.game.clone(),
+                    seat,
+                    colour: Colour::of_seat(seat),
+                    players: players.clone(),
+                    rules: setup.rules.clone(),
+                    size: setup.rules.side(),
+                    rows: rows.clone(),
+                    time: setup.time,
+                }
+                .to_line(),
+            );
             let i = self.order[seat];
+            kept[seat] = self.players[i].process.is_some();
             if let Err(e) = self.players[i].ensure_started() {
                 *error = Some(format!("could not be started: {e}"));
                 continue;
             }
-            let start = ToBot::Start {
-                protocol: crate::protocol::PROTOCOL_VERSION,
-                game: setup.game.clone(),
-                seat,
-                colour: Colour::of_seat(seat),
-                players: players.clone(),
-                rules: setup.rules.clone(),
-                size: setup.rules.side(),
-                rows: rows.clone(),
-                time: setup.time,
-            }
-            .to_line();
             if let Some(p) = self.process(seat) {
                 p.log_note(&format!("game {} seat {seat}: start", setup.game));
-                p.send(&start);
+                p.send(&starts[seat]);
             }
         }
-        let deadline = Instant::now() + Duration::from_millis(setup.time.startup_ms);
+        let sent = Instant::now();
+        self.awaiting_since = Some(sent);
+        let deadline = sent + Duration::from_millis(setup.time.startup_ms);
         let mut waiting: Vec<Seat> = Vec::new();
         for (seat, error) in start_errors.into_iter().enumerate() {
             match error {
@@ -250,7 +272,35 @@ impl Game<'_> {
                     still.push(seat);
                     continue;
                 }
-                match p.recv_line(deadline, MAX_LINE_BYTES) {
+                let received = p.recv_line(deadline, MAX_LINE_BYTES);
+                if received == Received::Eof && kept[seat] && !interrupted() {
+                    // A bot kept alive that ended after the last game (a crash between games,
+                    // or a bot that exits after `end`) is started afresh, within the same
+                    // startup deadline, rather than faulted for a game it never began.
+                    kept[seat] = false;
+                    let player = &mut self.players[self.order[seat]];
+                    if let Some(old) = player.process.take() {
+                        old.log_note("ended between games: starting it again");
+                        old.kill();
+                    }
+                    match player.ensure_started() {
+                        Ok(()) => {
+                            if let Some(p) = player.process.as_mut() {
+                                p.log_note(&format!("game {} seat {seat}: start", setup.game));
+                                p.send(&starts[seat]);
+                            }
+                            still.push(seat);
+                        }
+                        Err(e) => self.disqualify(
+                            seat,
+                            FaultKind::Crash,
+                            format!("could not be started: {e}"),
+                            None,
+                        ),
+                    }
+                    continue;
+                }
+                match received {
                     Received::Line(line, at) if at <= deadline => match parse_reply(&line) {
                         Ok(Reply::Ready { name, version }) => {
                             seats[seat].ready = Some(ReadyInfo { name, version });
@@ -297,10 +347,12 @@ impl Game<'_> {
         let time = setup.time;
         let mut clocks: Vec<Option<f64>> = vec![time.clock_ms.map(|c| c as f64); n];
         let mut seen = vec![0usize; n];
+        let mut turn: Vec<u8> = Vec::with_capacity(1024);
         while !self.position.is_over() && self.in_game() > 1 {
             if interrupted() {
                 return Err(Interrupted);
             }
+            self.awaiting_since = None;
             let seat = self.position.to_move();
             if self.out[seat] {
                 // Cannot happen: the position skips removed seats. Guard against a loop anyway.
@@ -312,30 +364,31 @@ impl Game<'_> {
                 None => time.move_ms,
             };
             let ply = self.position.ply();
-            let turn = ToBot::Turn {
-                game: setup.game.clone(),
+            let rows = self.position.rows();
+            let moves: Vec<(u32, Seat, crate::rules::Square)> = self.moves[seen[seat]..]
+                .iter()
+                .map(|m| (m.ply, m.seat, m.square))
+                .collect();
+            let clocks_ms: Vec<Option<u64>> = clocks
+                .iter()
+                .map(|c| c.map(|c| c.max(0.0) as u64))
+                .collect();
+            let out: Vec<Seat> = (0..n).filter(|&s| self.out[s]).collect();
+            TurnView {
+                game: &setup.game,
                 ply,
                 seat,
-                rows: self.position.rows(),
-                moves: self.moves[seen[seat]..]
-                    .iter()
-                    .map(|m| WireMove {
-                        ply: m.ply,
-                        seat: m.seat,
-                        square: m.square,
-                    })
-                    .collect(),
-                legal,
+                rows: &rows,
+                moves: &moves,
+                legal: &legal,
                 kind,
                 time_ms,
-                clocks_ms: clocks
-                    .iter()
-                    .map(|c| c.map(|c| c.max(0.0) as u64))
-                    .collect(),
-                out: (0..n).filter(|&s| self.out[s]).collect(),
+                clocks_ms: &clocks_ms,
+                out: &out,
             }
-            .to_line();
-            let Some(p) = self.process(seat) else {
+            .write_line(&mut turn);
+            let i = self.order[seat];
+            let Some(p) = self.players[i].process.as_mut() else {
                 // Not running but not out: cannot happen (a fault takes both). Disqualify.
                 self.disqualify(seat, FaultKind::Crash, "not running".into(), None);
                 continue;
@@ -361,6 +414,7 @@ impl Game<'_> {
                 continue;
             }
             let sent = Instant::now();
+            self.awaiting_since = Some(sent);
             let deadline = sent + Duration::from_millis(time_ms);
             p.send(&turn);
             let received = p.recv_line(deadline, MAX_LINE_BYTES);
@@ -457,6 +511,9 @@ impl Game<'_> {
 
     /// The sanction: kill the bot's group, take its seat out of the turn order, record why.
     fn disqualify(&mut self, seat: Seat, kind: FaultKind, detail: String, text: Option<String>) {
+        let noticed_ms = self
+            .awaiting_since
+            .map(|sent| sent.elapsed().as_secs_f64() * 1000.0);
         let ply = self.position.ply();
         let process = self.players[self.order[seat]].process.take();
         let stderr_tail = match process {
@@ -484,7 +541,7 @@ impl Game<'_> {
             text,
             stderr_tail,
         };
-        self.observer.faulted(&self.setup.game, &fault);
+        self.observer.faulted(&self.setup.game, &fault, noticed_ms);
         self.faults.push(fault);
     }
 }

@@ -37,7 +37,11 @@ pub fn serve(name: &str, seed: u64) -> Result<(), String> {
             ToBot::Start { rules, seat, .. } => {
                 bot.new_game(&rules, seat);
                 game = Some((rules, seat));
-                serde_json::json!({"type": "ready", "name": name, "version": env!("CARGO_PKG_VERSION")})
+                format!(
+                    "{{\"type\":\"ready\",\"name\":{},\"version\":\"{}\"}}",
+                    serde_json::Value::from(name),
+                    env!("CARGO_PKG_VERSION")
+                )
             }
             ToBot::Turn {
                 rows,
@@ -54,7 +58,7 @@ pub fn serve(name: &str, seed: u64) -> Result<(), String> {
                 }
                 let budget = Duration::from_secs_f64(time_ms as f64 * TIME_SHARE / 1000.0);
                 let square = bot.choose(&position, received + budget);
-                serde_json::json!({"type": "move", "square": square.to_string()})
+                format!("{{\"type\":\"move\",\"square\":\"{square}\"}}")
             }
             ToBot::End { .. } => continue,
         };

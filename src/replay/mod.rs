@@ -42,7 +42,7 @@ pub struct ReplayArgs {
 pub fn run(args: &ReplayArgs) -> Result<()> {
     let records = read::read_files(&args.files)?;
     if args.verify {
-        return run_verify(&records);
+        return run_verify(&args.files, &records);
     }
     for damaged in &records.damaged {
         eprintln!("multiversi: warning: {damaged} (line skipped)");
@@ -79,7 +79,11 @@ pub fn run(args: &ReplayArgs) -> Result<()> {
     }
     let stdout_tty = std::io::stdout().is_terminal();
     let options = terminal::Options {
-        colour: stdout_tty && std::env::var_os("NO_COLOR").map_or(true, |v| v.is_empty()),
+        // NO_COLOR (https://no-color.org): set and not empty turns colours off; so does a dumb
+        // terminal, which cannot show them.
+        colour: stdout_tty
+            && std::env::var_os("NO_COLOR").map_or(true, |v| v.is_empty())
+            && std::env::var_os("TERM").map_or(true, |t| t != "dumb"),
         clear: stdout_tty,
         ply: args.ply,
         animate: args.animate.then_some(args.delay),
@@ -93,22 +97,36 @@ pub fn run(args: &ReplayArgs) -> Result<()> {
 /// Verifies every game read and prints one line per problem (`FILE:LINE: game ID: ply N: ...`) and
 /// a summary. Damaged lines make the exit code 3 (the file itself is damaged); otherwise any
 /// problem makes it 1.
-fn run_verify(records: &read::Records) -> Result<()> {
+fn run_verify(files: &[PathBuf], records: &read::Records) -> Result<()> {
     let mut out = std::io::stdout().lock();
     let write_err = |e: std::io::Error| fail(exit::OUTPUT, format!("cannot write output: {e}"));
+    // Damaged lines and problems of games, in file and line order.
+    let mut lines: Vec<(&read::Source, String)> = records
+        .damaged
+        .iter()
+        .map(|d| (&d.source, d.to_string()))
+        .collect();
     let mut bad_games = 0;
-    for damaged in &records.damaged {
-        writeln!(out, "{damaged}").map_err(write_err)?;
-    }
     for game in &records.games {
         let problems = verify::check(&game.record);
         if !problems.is_empty() {
             bad_games += 1;
         }
         for problem in problems {
-            writeln!(out, "{}: game {}: {problem}", game.source, game.record.game)
-                .map_err(write_err)?;
+            let text = format!("{}: game {}: {problem}", game.source, game.record.game);
+            lines.push((&game.source, text));
         }
+    }
+    let order = |source: &read::Source| {
+        let file = files
+            .iter()
+            .position(|f| *f == source.path)
+            .unwrap_or(usize::MAX);
+        (file, source.line)
+    };
+    lines.sort_by_key(|(source, _)| order(source));
+    for (_, text) in &lines {
+        writeln!(out, "{text}").map_err(write_err)?;
     }
     let total = records.games.len();
     writeln!(

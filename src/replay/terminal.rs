@@ -112,11 +112,14 @@ const LAST_BG: u8 = 178;
 const BLOCKED_BG: u8 = 238;
 const RESET: &str = "\x1b[0m";
 
-/// A seat's colour name, coloured when colours are on.
+/// A seat's colour name; with colours, its disc as drawn on the board goes first, so that Black
+/// stays readable on a dark terminal and White on a light one.
 fn seat_label(seat: usize, colour: bool) -> String {
     let name = colour_name(seat);
     match (colour, disc_fg(Colour::of_seat(seat).letter())) {
-        (true, Some(fg)) => format!("\x1b[1;38;5;{fg}m{name}{RESET}"),
+        (true, Some(fg)) => {
+            format!("\x1b[48;5;{BOARD_BG};38;5;{fg}m●{RESET} \x1b[1m{name}{RESET}")
+        }
         _ => name,
     }
 }
@@ -210,16 +213,13 @@ pub fn move_line(rec: &GameRecord, index: usize, colour: bool) -> String {
         let list: Vec<String> = m.flips.iter().map(Square::to_string).collect();
         format!("flips {}", list.join(" "))
     };
+    // Pad by the visible width of the colour name: the label may carry colour codes.
+    let pad = " ".repeat(5usize.saturating_sub(colour_name(m.seat).len()));
     let who = format!(
-        "{:<5} {:<12}",
-        colour_name(m.seat),
+        "{}{pad} {:<12}",
+        seat_label(m.seat, colour),
         truncate(&seat_name(rec, m.seat), 12)
     );
-    let who = if colour {
-        who.replacen(&colour_name(m.seat), &seat_label(m.seat, true), 1)
-    } else {
-        who
-    };
     format!(
         "{:>4}. {who} {:<3}  {:<8}  {:<24} {:>9.2} ms",
         index + 1,
@@ -247,9 +247,14 @@ fn fault_lines(rec: &GameRecord, ply: usize, colour: bool) -> Vec<String> {
         .filter(|f| f.ply as usize == ply)
         .map(|f| {
             let mut line = format!(
-                "      ✗ {} {} disqualified after move {ply}: {}",
+                "      ✗ {} {} disqualified {}: {}",
                 seat_label(f.seat, colour),
                 seat_name(rec, f.seat),
+                if ply == 0 {
+                    "at the start".to_string()
+                } else {
+                    format!("after move {ply}")
+                },
                 fault_kind_text(f.kind)
             );
             if !f.detail.is_empty() {
@@ -283,26 +288,25 @@ pub fn header(game: &Loaded, colour: bool) -> String {
         game.source,
         rules.join(" · ")
     );
-    let name_width = rec
+    // Each bot's name and the version it reported, padded so the commands line up.
+    let names: Vec<String> = rec
         .seats
         .iter()
-        .map(|s| s.name.chars().count())
-        .max()
-        .unwrap_or(0);
-    for s in &rec.seats {
-        let version = s
-            .ready
-            .as_ref()
-            .and_then(|r| r.version.as_deref())
-            .map(|v| format!(" {v}"))
-            .unwrap_or_default();
+        .map(
+            |s| match s.ready.as_ref().and_then(|r| r.version.as_deref()) {
+                Some(v) => format!("{} {v}", s.name),
+                None => s.name.clone(),
+            },
+        )
+        .collect();
+    let width = names.iter().map(|n| n.chars().count()).max().unwrap_or(0);
+    for (s, name) in rec.seats.iter().zip(&names) {
         let pad = " ".repeat(5usize.saturating_sub(colour_name(s.seat).len()));
         let _ = writeln!(
             out,
-            "  {} {}{pad} {:<name_width$}{version}  [{}]",
+            "  {} {}{pad} {name:<width$}  [{}]",
             Colour::of_seat(s.seat).letter(),
             seat_label(s.seat, colour),
-            s.name,
             s.command.join(" ")
         );
     }
@@ -519,6 +523,7 @@ fn screen(
     timeline: &Timeline,
     ply: usize,
     colour: bool,
+    height: usize,
 ) -> String {
     let rec = &game.record;
     let total = rec.moves.len();
@@ -532,23 +537,32 @@ fn screen(
     let _ = writeln!(out, "Move {ply} of {total} · game {number} of {of}");
     out.push_str(&scores_text(rec, timeline, ply, colour));
     out.push('\n');
-    // A window of recent moves, the current one last.
-    let first = ply.saturating_sub(5);
-    for i in first..ply {
-        out.push_str(&move_line(rec, i, colour));
-        out.push('\n');
-        out.extend(
-            fault_lines(rec, i + 1, colour)
-                .into_iter()
-                .map(|l| l + "\n"),
-        );
-    }
-    if ply == total {
-        out.push_str(&result_text(rec, colour));
-        out.push('\n');
+    let tail = if ply == total {
+        result_text(rec, colour) + "\n"
     } else if let Some(next) = rec.moves.get(ply) {
-        let _ = writeln!(out, "Next: {} to move", seat_label(next.seat, colour));
+        format!("Next: {} to move\n", seat_label(next.seat, colour))
+    } else {
+        String::new()
+    };
+    // The recent moves, the current one last, as many as fit the terminal (at most 8 lines).
+    let used = out.matches('\n').count() + tail.matches('\n').count() + 1;
+    let room = height.saturating_sub(used).min(8);
+    let mut recent: Vec<String> = Vec::new();
+    for i in (0..ply).rev() {
+        let mut lines = fault_lines(rec, i + 1, colour);
+        lines.insert(0, move_line(rec, i, colour));
+        if recent.len() + lines.len() > room {
+            break;
+        }
+        for line in lines.into_iter().rev() {
+            recent.push(line);
+        }
     }
+    for line in recent.into_iter().rev() {
+        out.push_str(&line);
+        out.push('\n');
+    }
+    out.push_str(&tail);
     out.push_str("←/→ step · PgUp/PgDn ±10 · Home/End · n/p game · q quit");
     // Raw mode leaves output processing on, so the terminal still turns "\n" into CR LF.
     out
@@ -574,7 +588,15 @@ pub fn interactive(games: &[&Loaded], options: &Options) -> Result<()> {
         let game = games[index];
         write_out(
             &mut out,
-            &screen(game, index + 1, games.len(), &timeline, ply, options.colour),
+            &screen(
+                game,
+                index + 1,
+                games.len(),
+                &timeline,
+                ply,
+                options.colour,
+                tty::height().unwrap_or(24),
+            ),
         )?;
         let n = guard
             .read(&mut buf)
@@ -635,6 +657,14 @@ mod tty {
             libc::tcsetattr(libc::STDIN_FILENO, libc::TCSANOW, &t);
         }
         true
+    }
+
+    /// The terminal's number of rows, if stdout is a terminal that says.
+    pub fn height() -> Option<usize> {
+        // SAFETY: winsize is plain data that TIOCGWINSZ fills in.
+        let mut size: libc::winsize = unsafe { std::mem::zeroed() };
+        let ok = unsafe { libc::ioctl(libc::STDOUT_FILENO, libc::TIOCGWINSZ, &mut size) } == 0;
+        (ok && size.ws_row > 0).then_some(size.ws_row as usize)
     }
 
     pub struct RawMode;

@@ -4,7 +4,7 @@
 //! what the record says and what the rules say), not just flagged as "bad".
 
 use crate::record::{FaultRecord, GameRecord};
-use crate::rules::{Colour, Outcome, Position, Seat, Square};
+use crate::rules::{Colour, MoveKind, Outcome, Position, Seat, Square};
 use std::fmt;
 
 /// One disagreement between a record and the rules.
@@ -92,6 +92,13 @@ fn squares(list: &[Square]) -> String {
         .map(Square::to_string)
         .collect::<Vec<_>>()
         .join(" ")
+}
+
+fn kind_name(kind: MoveKind) -> &'static str {
+    match kind {
+        MoveKind::Flipping => "flipping",
+        MoveKind::Placing => "placing",
+    }
 }
 
 fn outcome_text(outcome: &Outcome) -> String {
@@ -204,6 +211,15 @@ pub fn check(rec: &GameRecord) -> Vec<Problem> {
                     "{} is disqualified after the game was over",
                     seat_name(fault.seat)
                 ));
+            } else if ply > 0 && position.to_move() != fault.seat {
+                // Before the first move a fault can come from the start of the game (any seat);
+                // after it, the referee only waits on, and so only faults, the seat to move.
+                report(format!(
+                    "{} is disqualified ({:?}) but it was {}'s turn",
+                    seat_name(fault.seat),
+                    fault.kind,
+                    seat_name(position.to_move())
+                ));
             }
             position.remove_seat(fault.seat);
             playing[fault.seat] = false;
@@ -280,11 +296,11 @@ pub fn check(rec: &GameRecord) -> Vec<Problem> {
                     report(
                         Some(ply),
                         format!(
-                            "{} at {} is recorded as a {:?} move but is a {:?} move",
+                            "{} at {} is recorded as a {} move but is a {} move",
                             seat_name(m.seat),
                             m.square,
-                            m.kind,
-                            played.kind
+                            kind_name(m.kind),
+                            kind_name(played.kind)
                         ),
                     );
                 }

@@ -500,8 +500,8 @@ fn perft_two<B: Bits>(board: &Board<B>) -> u64 {
     let mut rest = moves;
     while !rest.is_empty() {
         let sq = rest.first();
+        let placed = rest.lowest();
         rest = rest.without_first();
-        let placed = B::bit(sq);
         let flipped = match kind {
             MoveKind::Flipping => flips(own, other, sq),
             MoveKind::Placing => B::ZERO,

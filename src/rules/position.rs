@@ -359,15 +359,34 @@ impl Position {
     }
 
     /// The board as one string per row, top row first, in the characters of `Cell::letter`.
+    /// Read straight from the bitboards: the referee sends this with every turn, and going
+    /// through `cell` square by square cost more than the rest of a move's work together.
     pub fn rows(&self) -> Vec<String> {
         let n = self.rules.side();
-        (0..n)
-            .map(|row| {
-                (0..n)
-                    .map(|col| self.cell(Square::new(col, row)).letter())
-                    .collect()
-            })
-            .collect()
+        let letters: [u8; 5] = [b'B', b'W', b'R', b'G', b'N'];
+        with_board!(&self.core, b => {
+            (0..n)
+                .map(|row| {
+                    let bytes: Vec<u8> = (0..n)
+                        .map(|col| {
+                            let i = row as u32 * n as u32 + col as u32;
+                            if b.occupied.has(i) {
+                                let owner = b.discs.iter().position(|d| d.has(i)).unwrap_or(NEUTRAL);
+                                letters[owner]
+                            } else if b.playable.has(i) {
+                                b'.'
+                            } else if self.rules.board.contains(Square::new(col, row)) {
+                                b'#'
+                            } else {
+                                b'-'
+                            }
+                        })
+                        .collect();
+                    // Only ASCII letters from the table above.
+                    String::from_utf8(bytes).unwrap_or_default()
+                })
+                .collect()
+        })
     }
 
     /// Each seat's number of discs of its own colour (neutral discs count for nobody).

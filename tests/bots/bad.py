@@ -50,6 +50,8 @@ for line in sys.stdin:
             continue
         send(json.dumps({"type": "ready", "name": "bad-" + mode, "version": "1"}) + "\n")
         continue
+    if kind == "end" and mode == "quit-after-end":
+        sys.exit(0)
     if kind != "turn":
         continue
     turns += 1

@@ -298,3 +298,96 @@ fn bots_are_kept_alive_between_games_and_restarted_after_a_crash() {
         "{table}"
     );
 }
+
+#[test]
+fn logs_working_directories_and_game_clocks() {
+    let dir = temp_dir("logs");
+    let pids = dir.join("pids");
+    let logs = dir.join("logs");
+    let record = dir.join("games.jsonl");
+    // Bot 1 names its script relative to its working directory.
+    let crash = format!("python3 bad.py {} crash 2 0", pids.display());
+    let cwd = format!("1={}/tests/bots", env!("CARGO_MANIFEST_DIR"));
+    // Bot 2 answers in 150 ms against a 400 ms game clock: it runs out by its third turn.
+    let slow = bad_bot(&pids, "slow", 10, "150");
+    let out = run(&[
+        "match",
+        &crash,
+        &slow,
+        "builtin:random",
+        "--cwd",
+        &cwd,
+        "--log-dir",
+        logs.to_str().unwrap(),
+        "--clock-ms",
+        "400",
+        "--startup-ms",
+        "10000",
+        "--grace-ms",
+        "200",
+        "--record",
+        record.to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_no_process_left(&pids);
+    let r = &read_records(&record)[0];
+    check_record(r);
+    assert_eq!(r.faults.len(), 2, "{:?}", r.faults);
+    assert_eq!((r.faults[0].seat, r.faults[0].kind), (0, FaultKind::Crash));
+    let clock = &r.faults[1];
+    assert_eq!(
+        (clock.seat, clock.kind),
+        (1, FaultKind::Timeout),
+        "{clock:?}"
+    );
+    let limit: u64 = clock
+        .detail
+        .trim_start_matches("no move within ")
+        .trim_end_matches(" ms")
+        .parse()
+        .expect("a timeout names its limit");
+    assert!(limit < 400, "{clock:?}");
+    let used: f64 = r.moves.iter().filter(|m| m.seat == 1).map(|m| m.ms).sum();
+    assert!(
+        (used + limit as f64 - 400.0).abs() < 2.0,
+        "{used} + {limit}"
+    );
+
+    let log = std::fs::read_to_string(logs.join("bot1-bad.log")).expect("bot 1's log");
+    assert!(log.contains("misbehaving on purpose: crash"), "{log}");
+    assert!(
+        log.contains(&format!("[multiversi] game {} seat 0: start", r.game)),
+        "{log}"
+    );
+    assert!(log.contains("disqualified at ply 3"), "{log}");
+    assert!(logs.join("bot2-bad-2.log").exists());
+    assert!(logs.join("bot3-random.log").exists());
+}
+
+#[test]
+fn a_bot_that_exits_between_games_is_started_again_without_a_fault() {
+    let dir = temp_dir("quit");
+    let pids = dir.join("pids");
+    let record = dir.join("games.jsonl");
+    let quitter = bad_bot(&pids, "quit-after-end", 0, "0");
+    let out = run(&[
+        "match",
+        &quitter,
+        "builtin:random",
+        "builtin:greedy",
+        "--games",
+        "3",
+        "--startup-ms",
+        "10000",
+        "--grace-ms",
+        "200",
+        "--record",
+        record.to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_no_process_left(&pids);
+    let records = read_records(&record);
+    assert_eq!(records.len(), 3);
+    assert!(records.iter().all(|r| r.faults.is_empty()));
+    assert_eq!(std::fs::read_to_string(&pids).unwrap().lines().count(), 3);
+}

@@ -9,6 +9,7 @@ mod reference;
 mod replay;
 mod replay_browser;
 mod replay_tty;
+mod schemas;
 mod signals;
 mod starter_bots;
 mod support;

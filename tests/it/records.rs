@@ -6,7 +6,7 @@ use multiversi::record::{
     FaultKind, FaultRecord, GameRecord, MoveRecord, SeatRecord, FORMAT, VERSION,
 };
 use multiversi::rng::Rng;
-use multiversi::rules::{BoardKind, Colour, Outcome, Position, Rules, Seat, Square};
+use multiversi::rules::{BoardKind, Colour, Outcome, Position, Rules, Seat};
 use std::path::Path;
 
 /// What game to generate.
@@ -17,7 +17,7 @@ pub struct Spec {
     pub anti: bool,
     pub blocked: &'static str,
     pub seed: u64,
-    /// (seat, ply, kind): the seat is disqualified after `ply` moves.
+    /// (seat, ply, kind): the seat is disqualified after `ply` moves, on its turn (or at the start).
     pub faults: Vec<(Seat, u32, FaultKind)>,
 }
 
@@ -47,6 +47,11 @@ pub fn game(spec: &Spec) -> GameRecord {
         let ply = position.ply();
         for &(seat, at, kind) in &spec.faults {
             if at == ply {
+                // As the referee does: after the start, only the seat to move can fault.
+                assert!(
+                    ply == 0 || position.to_move() == seat,
+                    "seat {seat} faults off turn"
+                );
                 assert!(position.remove_seat(seat), "fault of seat {seat} at {ply}");
                 faults.push(FaultRecord {
                     seat,
@@ -58,7 +63,8 @@ pub fn game(spec: &Spec) -> GameRecord {
                 });
             }
         }
-        if position.is_over() {
+        // As the referee does: the game ends when the board is finished or one player is left.
+        if position.is_over() || position.in_game().iter().filter(|&&p| p).count() <= 1 {
             break;
         }
         let (legal, _) = position.legal_moves();
@@ -150,7 +156,7 @@ pub fn sample_games() -> Vec<GameRecord> {
     specs.push(s);
     let mut s = Spec::new(4, BoardKind::Octagon, 5);
     s.blocked = "c3,h8";
-    s.faults = vec![(1, 7, FaultKind::Timeout), (3, 20, FaultKind::Illegal)];
+    s.faults = vec![(1, 5, FaultKind::Timeout), (3, 21, FaultKind::Illegal)];
     specs.push(s);
     specs.iter().map(game).collect()
 }
@@ -174,11 +180,6 @@ pub fn temp_dir(name: &str) -> std::path::PathBuf {
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).expect("temp dir");
     dir
-}
-
-#[allow(dead_code)]
-pub fn square(name: &str) -> Square {
-    name.parse().expect("square name")
 }
 
 /// Real records: `multiversi match` with built-in bots on every board shape, one game with a bot

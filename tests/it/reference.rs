@@ -145,8 +145,12 @@ impl Game {
     }
 
     /// The discs the player to move would flip by placing on the empty square (col, row).
-    fn flips(&self, (col, row): Sq) -> Vec<Sq> {
-        let me = self.to_move;
+    fn flips(&self, sq: Sq) -> Vec<Sq> {
+        self.flips_for(self.to_move, sq)
+    }
+
+    /// The discs seat `me` would flip by placing on the empty square (col, row).
+    fn flips_for(&self, me: usize, (col, row): Sq) -> Vec<Sq> {
         let mut flipped = Vec::new();
         for (dc, dr) in DIRECTIONS {
             // Walk over discs that are not mine; the line counts only if a disc of mine closes it.
@@ -486,6 +490,30 @@ fn check_core(position: &Position) {
     }
 }
 
+/// The engine's flipping moves for every seat, whether or not it is to move (the built-in bots
+/// use them to weigh mobility), against the reference's.
+fn check_flipping_moves_of_every_seat(position: &Position, game: &Game) {
+    fn squares<B: multiversi::rules::Bits>(set: B, side: usize) -> Vec<Square> {
+        set.iter()
+            .map(|i| to_square((i as usize % side, i as usize / side)))
+            .collect()
+    }
+    for seat in 0..game.players {
+        let expected: Vec<Square> = game
+            .empty_squares()
+            .into_iter()
+            .filter(|&sq| !game.flips_for(seat, sq).is_empty())
+            .map(to_square)
+            .collect();
+        let got = match (position.small_board(), position.large_board()) {
+            (Some(b), _) => squares(b.flipping_moves_of(seat), game.side),
+            (_, Some(b)) => squares(b.flipping_moves_of(seat), game.side),
+            (None, None) => unreachable!("a position has one core"),
+        };
+        assert_eq!(got, expected, "seat {seat}");
+    }
+}
+
 /// Plays one random game in both implementations and compares them at every ply.
 fn differential_game(rules: Rules, seed: u64, cov: &mut Coverage) {
     let mut rng = Rng::new(seed);
@@ -498,6 +526,7 @@ fn differential_game(rules: Rules, seed: u64, cov: &mut Coverage) {
         assert_eq!(pos.rows(), game.rows(), "{}", ctx(ply));
         assert_eq!(pos.scores(), game.scores(), "{}", ctx(ply));
         check_core(&pos);
+        check_flipping_moves_of_every_seat(&pos, &game);
         // Every move adds exactly one disc.
         let on_board = game
             .rows()

@@ -4,7 +4,8 @@
 use crate::records::{self, rows_at, sample_games};
 use crate::support::*;
 use multiversi::record::{FaultKind, FaultRecord};
-use multiversi::rules::{Outcome, Square};
+use multiversi::rules::{BoardKind, Colour, MoveKind, Outcome, Square};
+use std::path::Path;
 
 #[test]
 fn verify_accepts_every_board_shape_blocked_squares_and_faults() {
@@ -57,22 +58,65 @@ fn verify_names_the_line_game_ply_and_difference_of_each_problem() {
         Outcome::Draw => Outcome::Win { winner: 0 },
     };
     games.push(g);
-    // Line 5: a fault for White after 7 moves, though White still moves later.
-    let mut g = base.clone();
-    g.game = "fault".into();
-    g.faults.push(FaultRecord {
-        seat: 1,
+    // Line 5: a fault for White on its turn after 5 moves, though White's move is recorded.
+    let fault = |seat, ply| FaultRecord {
+        seat,
         kind: FaultKind::Timeout,
-        ply: 7,
+        ply,
         detail: "no reply".into(),
         text: None,
         stderr_tail: String::new(),
-    });
+    };
+    let mut g = base.clone();
+    g.game = "fault".into();
+    g.faults.push(fault(1, 5));
     games.push(g);
+    // Line 7 (after line 6): a fault for Red while it was White's turn.
+    let mut wrong_turn = base.clone();
+    wrong_turn.game = "turn".into();
+    wrong_turn.faults.push(fault(2, 5));
     // Line 6: the last move missing.
     let mut g = base.clone();
     g.game = "short".into();
     g.moves.pop();
+    games.push(g);
+    games.push(wrong_turn);
+
+    // Line 8: a move kind, a time, a seat's colour and the ranking changed.
+    let mut g = base.clone();
+    g.game = "details".into();
+    let k = g
+        .moves
+        .iter()
+        .position(|m| m.kind == MoveKind::Flipping)
+        .unwrap();
+    g.moves[k].kind = MoveKind::Placing;
+    g.moves[3].ms = -1.0;
+    g.seats[2].colour = Colour::Green;
+    g.ranking.reverse();
+    games.push(g);
+    // Line 9: a game that ends early because only one player is left holds.
+    let mut spec = records::Spec::new(4, BoardKind::Eight, 11);
+    spec.faults = vec![
+        (0, 0, FaultKind::Crash),
+        (2, 1, FaultKind::Timeout),
+        (3, 3, FaultKind::Malformed),
+    ];
+    let early = records::game(&spec);
+    assert_eq!(
+        early.moves.len(),
+        3,
+        "the game stops when one player is left"
+    );
+    games.push(early.clone());
+    // Line 10: the same game going on after that.
+    let mut g = early;
+    g.game = "too-long".into();
+    g.moves.push(multiversi::record::MoveRecord {
+        ply: 3,
+        seat: 1,
+        ..base.moves[0].clone()
+    });
     games.push(g);
 
     let dir = records::temp_dir("replay-verify-bad");
@@ -91,15 +135,23 @@ fn verify_names_the_line_game_ply_and_difference_of_each_problem() {
         format!("{p}:4: game ending: ply 60: the final board differs: 1 difference: "),
         format!("{p}:4: game ending: ply 60: the scores are"),
         format!("{p}:4: game ending: ply 60: the result is"),
-        format!("{p}:5: game fault: ply 9: the record has White (seat 1) moving (it was disqualified earlier), but it is Red (seat 2)'s turn"),
+        format!("{p}:5: game fault: ply 5: the record has White (seat 1) moving (it was disqualified earlier), but it is Red (seat 2)'s turn"),
+        format!("{p}:7: game turn: ply 5: Red (seat 2) is disqualified (Timeout) but it was White (seat 1)'s turn"),
         format!("{p}:6: game short: ply 59: the record ends but the game is not over: "),
-        "verified 6 games: 1 hold, 5 do not; 0 damaged lines".to_string(),
+        format!("{p}:8: game details: ply {k}: "),
+        "is recorded as a placing move but is a flipping move".to_string(),
+        format!("{p}:8: game details: ply 3: the move time -1 ms is not a duration"),
+        format!("{p}:8: game details: seat entry 2 says seat 2 green, expected seat 2 red"),
+        format!("{p}:8: game details: ply 60: the ranking is "),
+        format!("{p}:10: game too-long: ply 3: White (seat 1) plays "),
+        "but the game was already over: at most one player was left".to_string(),
+        "verified 10 games: 2 hold, 8 do not; 0 damaged lines".to_string(),
     ];
     for needle in expect {
         assert!(text.contains(&needle), "missing {needle:?} in:\n{text}");
     }
     assert!(!text.contains(&format!("{p}:1:")), "{text}");
-    assert!(stderr(&out).contains("5 of 6 games do not hold"));
+    assert!(stderr(&out).contains("8 of 10 games do not hold"));
 }
 
 #[test]
@@ -168,6 +220,13 @@ fn missing_files_and_unknown_games_are_named() {
     let out = run(&["replay", p, "--game", "2", "--ply", "999"]);
     assert_eq!(out.status.code(), Some(2));
     assert!(stderr(&out).contains("--ply 999: game 20261129-113000-0002 has"));
+    let out = run(&["replay", p, "--html", "no/such/dir/out.html"]);
+    assert_eq!(out.status.code(), Some(5));
+    assert!(
+        stderr(&out).contains("cannot write no/such/dir/out.html"),
+        "{}",
+        stderr(&out)
+    );
     let empty = dir.join("empty.jsonl");
     std::fs::write(&empty, "").unwrap();
     let out = run(&["replay", empty.to_str().unwrap()]);
@@ -234,11 +293,11 @@ fn plain_replay_shows_the_boards_the_engine_computes() {
     let out = run(&["replay", p, "--game", "20261129-113000-0005"]);
     let text = stdout(&out);
     assert!(
-        text.contains("✗ White random disqualified after move 7: timeout (test fault of seat 1)"),
+        text.contains("✗ White random disqualified after move 5: timeout (test fault of seat 1)"),
         "{text}"
     );
     assert!(
-        text.contains("✗ Green mybot disqualified after move 20: illegal move"),
+        text.contains("✗ Green mybot disqualified after move 21: illegal move"),
         "{text}"
     );
     assert!(
@@ -330,4 +389,53 @@ fn real_match_records_verify_and_replay_to_their_final_boards() {
         "{}",
         stdout(&out)
     );
+}
+
+#[test]
+fn records_of_faulty_bots_verify() {
+    // The referee's scripted misbehaving bot, in two seats at different turns, so that a game
+    // has faults at the start and in the middle, of several kinds, and ends with two players.
+    let dir = records::temp_dir("replay-faulty");
+    let path = dir.join("games.jsonl");
+    let bad = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/bots/bad.py");
+    let pids = dir.join("pids");
+    let bot = |mode: &str, turn: &str| {
+        format!("python3 {} {} {mode} {turn}", bad.display(), pids.display())
+    };
+    for (a, b) in [
+        (bot("illegal", "3"), bot("garbage", "5")),
+        (bot("exit-at-once", "1"), bot("spam", "2")),
+        (bot("crash", "4"), bot("hang", "2")),
+    ] {
+        let out = run(&[
+            "match",
+            &a,
+            "builtin:random",
+            &b,
+            "builtin:greedy",
+            "--seed",
+            "3",
+            "--move-ms",
+            "300",
+            "--grace-ms",
+            "100",
+            "--record",
+            path.to_str().unwrap(),
+        ]);
+        assert!(out.status.success(), "{}", stderr(&out));
+    }
+    let text = std::fs::read_to_string(&path).unwrap();
+    let faults: usize = text
+        .lines()
+        .map(|l| {
+            serde_json::from_str::<multiversi::record::GameRecord>(l)
+                .unwrap()
+                .faults
+                .len()
+        })
+        .sum();
+    assert_eq!(faults, 6, "{text}");
+    let out = run(&["replay", "--verify", path.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(0), "{}", stdout(&out));
+    assert!(stdout(&out).contains("verified 3 games: 3 hold"));
 }

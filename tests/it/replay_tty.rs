@@ -10,10 +10,10 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 /// A pseudo-terminal pair: the test holds the master, the child gets the slave.
-fn open_pty() -> (File, OwnedFd) {
+fn open_pty(rows: u16) -> (File, OwnedFd) {
     let (mut master, mut slave) = (-1, -1);
     let size = libc::winsize {
-        ws_row: 50,
+        ws_row: rows,
         ws_col: 140,
         ws_xpixel: 0,
         ws_ypixel: 0,
@@ -45,13 +45,17 @@ struct Session {
     slave: OwnedFd,
     child: Child,
     seen: String,
+    /// The bytes read so far (`seen` is their text).
+    raw: Vec<u8>,
+    /// How far `wait_for` has matched in `seen`.
+    cursor: usize,
     /// The terminal's modes before the child started.
     before: libc::termios,
 }
 
 impl Session {
-    fn start(args: &[&str], no_color: bool) -> Session {
-        let (master, slave) = open_pty();
+    fn start(args: &[&str], no_color: bool, rows: u16) -> Session {
+        let (master, slave) = open_pty(rows);
         let before = termios(&slave);
         let mut cmd = Command::new(env!("CARGO_BIN_EXE_multiversi"));
         cmd.args(args)
@@ -70,33 +74,36 @@ impl Session {
             slave,
             child,
             seen: String::new(),
+            raw: Vec::new(),
+            cursor: 0,
             before,
         }
     }
 
-    /// Reads the terminal until `needle` appears in what came after the last call; returns that.
-    fn wait_for(&mut self, needle: &str) -> String {
-        let start = self.seen.len();
+    /// Reads the terminal until `needle` appears after the previous match; returns where it ends.
+    fn wait_for(&mut self, needle: &str) -> usize {
         let deadline = Instant::now() + Duration::from_secs(10);
-        let mut buf = [0u8; 8192];
-        while !self.seen[start..].contains(needle) {
+        loop {
+            if let Some(at) = self.seen[self.cursor..].find(needle) {
+                self.cursor += at + needle.len();
+                return self.cursor;
+            }
             assert!(
                 Instant::now() < deadline,
                 "waited for {needle:?}; the terminal showed:\n{}",
-                &self.seen[start..]
+                &self.seen[self.cursor..]
             );
-            let mut poll = libc::pollfd {
-                fd: self.master.as_raw_fd(),
-                events: libc::POLLIN,
-                revents: 0,
-            };
-            // SAFETY: one valid pollfd.
-            if unsafe { libc::poll(&mut poll, 1, 100) } > 0 {
-                let n = self.master.read(&mut buf).unwrap_or(0);
-                self.seen.push_str(&String::from_utf8_lossy(&buf[..n]));
-            }
+            self.pump(100);
         }
-        self.seen[start..].to_string()
+    }
+
+    /// The whole screen that contains `needle` (each screen starts by clearing the terminal and
+    /// ends with the key help).
+    fn screen(&mut self, needle: &str) -> String {
+        let at = self.wait_for(needle);
+        let end = self.wait_for("q quit");
+        let begin = self.seen[..at].rfind("\x1b[2J").unwrap_or(0);
+        self.seen[begin..end].to_string()
     }
 
     fn keys(&mut self, bytes: &str) {
@@ -104,32 +111,37 @@ impl Session {
         self.master.flush().unwrap();
     }
 
+    /// Reads whatever the terminal has within `ms` milliseconds; false when nothing came.
+    fn pump(&mut self, ms: i32) -> bool {
+        let mut poll = libc::pollfd {
+            fd: self.master.as_raw_fd(),
+            events: libc::POLLIN,
+            revents: 0,
+        };
+        // SAFETY: one valid pollfd.
+        if unsafe { libc::poll(&mut poll, 1, ms) } <= 0 {
+            return false;
+        }
+        let mut buf = [0u8; 8192];
+        let n = self.master.read(&mut buf).unwrap_or(0);
+        // Decode everything so far, so a character split between two reads stays whole.
+        self.raw.extend_from_slice(&buf[..n]);
+        self.seen = String::from_utf8_lossy(&self.raw).into_owned();
+        n > 0
+    }
+
+    /// Waits for the child to exit, reading its output meanwhile (a full terminal buffer would
+    /// block it); returns the exit code, everything shown, and the terminal modes left behind.
     fn finish(mut self) -> (i32, String, libc::termios) {
         let deadline = Instant::now() + Duration::from_secs(10);
         let status = loop {
+            self.pump(20);
             if let Some(status) = self.child.try_wait().unwrap() {
                 break status;
             }
             assert!(Instant::now() < deadline, "replay did not quit");
-            std::thread::sleep(Duration::from_millis(20));
         };
-        let mut buf = [0u8; 8192];
-        loop {
-            let mut poll = libc::pollfd {
-                fd: self.master.as_raw_fd(),
-                events: libc::POLLIN,
-                revents: 0,
-            };
-            // SAFETY: one valid pollfd.
-            if unsafe { libc::poll(&mut poll, 1, 50) } <= 0 {
-                break;
-            }
-            let n = self.master.read(&mut buf).unwrap_or(0);
-            if n == 0 {
-                break;
-            }
-            self.seen.push_str(&String::from_utf8_lossy(&buf[..n]));
-        }
+        while self.pump(50) {}
         let t = termios(&self.slave);
         (status.code().unwrap_or(-1), self.seen, t)
     }
@@ -142,20 +154,20 @@ fn arrow_keys_step_through_the_games_and_quitting_restores_the_terminal() {
     let path = dir.join("games.jsonl");
     records::write(&path, &games);
     let total = games[0].moves.len();
-    let mut s = Session::start(&["replay", path.to_str().unwrap()], false);
+    let mut s = Session::start(&["replay", path.to_str().unwrap()], false, 50);
     let before = s.before;
     assert_ne!(before.c_lflag & libc::ECHO, 0);
-    let screen = s.wait_for(&format!("Move 0 of {total} · game 1 of 5"));
-    assert!(screen.contains("\x1b[?1049h"), "alternate screen");
+    s.screen(&format!("Move 0 of {total} · game 1 of 5"));
+    assert!(s.seen.contains("\x1b[?1049h"), "alternate screen");
     s.keys("\x1b[C\x1b[C\x1b[C");
-    let screen = s.wait_for(&format!("Move 3 of {total}"));
+    let screen = s.screen(&format!("Move 3 of {total}"));
     assert!(screen.contains("\x1b[48;5;"), "colours on a terminal");
     assert!(screen.contains("   3. "), "{screen}");
     assert!(!screen.contains("   4. "), "{screen}");
     s.keys("\x1b[D");
     s.wait_for(&format!("Move 2 of {total}"));
     s.keys("\x1b[F");
-    let screen = s.wait_for(&format!("Move {total} of {total}"));
+    let screen = s.screen(&format!("Move {total} of {total}"));
     assert!(screen.contains("Result: "), "{screen}");
     s.keys("\x1b[H");
     s.wait_for(&format!("Move 0 of {total}"));
@@ -181,15 +193,63 @@ fn no_color_gives_plain_letters_on_a_terminal() {
     let dir = records::temp_dir("replay-tty-plain");
     let path = dir.join("games.jsonl");
     records::write(&path, &games[1..2]);
-    let mut s = Session::start(&["replay", path.to_str().unwrap(), "--ply", "0"], true);
-    let screen = s.wait_for("Move 0 of");
+    let mut s = Session::start(&["replay", path.to_str().unwrap(), "--ply", "0"], true, 24);
+    let screen = s.screen("Move 0 of");
     assert!(
         !screen.contains("\x1b[48;5;") && !screen.contains("\x1b[38;5;"),
         "{screen:?}"
     );
     assert!(screen.contains("  5 . . . . B W . . . .\r\n"), "{screen}");
+    // A 10-row board, the result and recent moves still fit a 24-row terminal.
+    s.keys("\x1b[F");
+    let last = s.screen("Ranking: ");
+    assert!(
+        last.contains("Result: ") && last.contains("Ranking: "),
+        "{last}"
+    );
+    assert!(
+        last.lines().count() <= 24,
+        "{} lines:\n{last}",
+        last.lines().count()
+    );
+    assert!(
+        last.contains(&format!("{}. ", games[1].moves.len())),
+        "{last}"
+    );
     s.keys("\x03");
     let (code, _, after) = s.finish();
     assert_eq!(code, 0);
     assert_ne!(after.c_lflag & libc::ECHO, 0);
+}
+
+#[test]
+fn animate_on_a_terminal_redraws_one_board_per_move() {
+    let games = records::sample_games();
+    let dir = records::temp_dir("replay-tty-animate");
+    let path = dir.join("games.jsonl");
+    records::write(&path, &games[3..4]);
+    let total = games[3].moves.len();
+    let s = Session::start(
+        &[
+            "replay",
+            path.to_str().unwrap(),
+            "--animate",
+            "--delay",
+            "1",
+        ],
+        false,
+        40,
+    );
+    let (code, seen, _) = s.finish();
+    assert_eq!(code, 0, "{seen}");
+    assert_eq!(
+        seen.matches("\x1b[H\x1b[2J").count(),
+        total + 1,
+        "one frame per position"
+    );
+    assert!(
+        seen.contains("\x1b[48;5;238;38;5;244m ╳ "),
+        "blocked squares drawn"
+    );
+    assert!(seen.contains("Result: "));
 }

@@ -1,0 +1,77 @@
+#!/usr/bin/env bash
+# The referee's figures, all from one run:
+#   1. the referee's cost per move with an instant bot, against the pipe round trip of the anchor
+#      ../shared/anchors/pingpong.c (bar: at most 3x; goal: 1.5x);
+#   2. games per second for four built-in random bots on 8x8, kept alive and restarted per game;
+#   3. how long after a deadline a hung bot is flagged (p50 and p99 over 50 trials; bar 20 ms).
+# Usage: bash bench/referee.sh [GAMES]   (GAMES for figure 1, default 1000)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+games=${1:-1000}
+anchor=${PINGPONG:-../shared/anchors/pingpong.c}
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+
+cargo build --release -q
+mv=target/release/multiversi
+echo "machine: $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg)"
+
+# 1. Per-move cost. The anchor exchanges 400-byte requests and 16-byte replies; an 8x8 turn
+# message is about that size. The instant bot (hidden `bench-bot`) answers with the first legal
+# move without parsing JSON, as the anchor's child answers without parsing. The referee's cost
+# per move is the whole match's wall time over its moves: process start-up, start/ready/end
+# messages and the end-of-match grace are all charged to the moves.
+gcc -O2 -o "$work/pingpong" "$anchor"
+bot="$mv bench-bot"
+moves=$((games * 60))
+# The machine is shared and its load moves: the anchor and the referee run in alternation, five
+# rounds, and each round's ratio is reported, then the median ratio.
+for round in 1 2 3 4 5; do
+  pp=$("$work/pingpong" 100000 400)
+  pp_us=$(echo "$pp" | sed -E 's/.* = ([0-9.]+) us each.*/\1/')
+  start=$(date +%s.%N)
+  "$mv" match "$bot" "$bot" "$bot" "$bot" --games "$games" --seed 1 >"$work/table1"
+  end=$(date +%s.%N)
+  if ! awk 'NR > 1 && $7 != 0 { bad = 1 } END { exit bad }' "$work/table1"; then
+    echo "unexpected faults:"; cat "$work/table1"; exit 1
+  fi
+  awk -v s="$start" -v e="$end" -v m="$moves" -v pp="$pp_us" -v r="$round" 'BEGIN {
+    us = (e - s) * 1e6 / m
+    printf "round %d: anchor %.2f us per round trip; referee %.2f us per move (%d moves); ratio %.2f\n", r, pp, us, m, us / pp
+  }' | tee -a "$work/rounds"
+done
+median() { sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
+ratio=$(awk '{ print $17 }' "$work/rounds" | median)
+anchor_us=$(awk '{ print $4 }' "$work/rounds" | median)
+referee_us=$(awk '{ print $10 }' "$work/rounds" | median)
+echo "per-move cost, 4 instant bots on 8x8, $games games per round, medians of 5 rounds:" \
+  "referee $referee_us us per move, anchor $anchor_us us per round trip," \
+  "ratio ${ratio}x (bar 3x, goal 1.5x)"
+
+# 2. Games per second, four built-in random bots on 8x8.
+rate() { # label, games, extra options
+  local label=$1 n=$2; shift 2
+  local s e
+  s=$(date +%s.%N)
+  "$mv" match builtin:random builtin:random builtin:random builtin:random --games "$n" --seed 2 "$@" >/dev/null
+  e=$(date +%s.%N)
+  awk -v s="$s" -v e="$e" -v n="$n" -v l="$label" 'BEGIN { printf "%s: %d games in %.3f s = %.1f games/s\n", l, n, e - s, n / (e - s) }'
+}
+rate "random x4, 8x8, bots kept alive" 1000
+rate "random x4, 8x8, bots restarted per game" 200 --restart
+
+# 3. Flag latency: a bot that says ready and then never answers, in one seat of each game
+# (it is disqualified and restarted for the next game); 50 games with a 100 ms move limit. The
+# fault event's `ms` runs from the turn message to the fault being noticed.
+hung="sh -c 'read line; echo {\\\"type\\\":\\\"ready\\\"}; exec sleep 600'"
+"$mv" match "$hung" builtin:random builtin:random builtin:random --games 50 --move-ms 100 \
+  --seed 3 --events 2>/dev/null | grep '"type":"fault"' >"$work/faults" || true
+python3 - "$work/faults" <<'PY'
+import json, sys
+late = sorted(json.loads(l)["ms"] - 100 for l in open(sys.argv[1]))
+assert len(late) == 50, f"{len(late)} faults, expected 50"
+def pct(p):
+    return late[min(len(late) - 1, int(round(p / 100 * (len(late) - 1))))]
+print(f"hung bot flagged after its 100 ms deadline, 50 trials: p50 {pct(50):.2f} ms, "
+      f"p99 {pct(99):.2f} ms, max {late[-1]:.2f} ms (bar 20 ms)")
+PY
