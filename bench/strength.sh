@@ -4,7 +4,7 @@
 # recorded; the table (win rates with 95% Wilson intervals, faults, slowest move of the bot under
 # test) is computed from the records by bench/table.py.
 #
-#   bench/strength.sh            # the full run (about 15-20 minutes on two free cores)
+#   bench/strength.sh            # the full run (about 10 minutes)
 #   GAMES=24 SMALL=12 bench/strength.sh   # a quicker, rougher run
 #
 # Fixed seeds make the line-ups, seats and random bots repeat; search engines depend on the clock,
@@ -51,6 +51,8 @@ matchup 08-mcts-brsplus "$SMALL" "mcts vs 3 brs+, 8x8, 4 players" builtin:mcts b
 matchup 09-brsplus-mcts "$SMALL" "brs+ vs 3 mcts, 8x8, 4 players" builtin:brs+ builtin:mcts builtin:mcts builtin:mcts
 matchup 10-brsplus-brs "$SMALL" "brs+ vs 3 brs, 8x8, 4 players" builtin:brs+ builtin:brs builtin:brs builtin:brs
 matchup 11-brsplus-greedy "$SMALL" "brs+ vs 3 greedy, 8x8, 4 players" builtin:brs+ $G $G $G
+matchup 12-mcts-brs "$SMALL" "mcts vs 3 brs, 8x8, 4 players" builtin:mcts builtin:brs builtin:brs builtin:brs
+matchup 13-mcts-brsplus-3p10 "$SMALL" "mcts vs 2 brs+, 10x10, 3 players" builtin:mcts builtin:brs+ builtin:brs+ -- --board 10x10
 wait
 
 echo "seed $SEED, $MOVE_MS ms per move, seats rotated; records in $OUT"

@@ -279,3 +279,37 @@ pub fn search<B: Bits>(
     let sq = best.map_or_else(|| moves.first(), |(_, sq)| sq);
     Some((sq, playouts))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rules::{BoardKind, Position, Rules};
+
+    fn position(rows: &[&str], anti: bool) -> Position {
+        let rules = Rules::new(4, BoardKind::Eight, anti).unwrap();
+        let rows: Vec<String> = rows.iter().map(|r| r.to_string()).collect();
+        Position::from_rows(rules, &rows, 0, 20).unwrap()
+    }
+
+    #[test]
+    fn playouts_take_corners_and_anti_playouts_avoid_them() {
+        // Black can take a1 (flipping b2) or play elsewhere.
+        let rows = [
+            "........", ".W......", "..B.....", "...BW...", "...GR...", "....WB..", "........",
+            "........",
+        ];
+        let normal = position(&rows, false);
+        let b = normal.small_board().unwrap();
+        let (moves, _) = b.legal_moves();
+        assert!(moves.has(0), "a1 is legal");
+        assert!(moves.count() > 1);
+        let shape = Shape::new(b, false);
+        assert_eq!(preferred(b, &shape, moves), 1, "only the corner");
+
+        let anti = position(&rows, true);
+        let b = anti.small_board().unwrap();
+        let shape = Shape::new(b, true);
+        let choice = preferred(b, &shape, moves);
+        assert!(!choice.has(0) && choice.count() == moves.count() - 1);
+    }
+}

@@ -1,21 +1,22 @@
 //! Time discipline shared by the search engines.
 //!
-//! The deadline an engine gets is the referee's limit for this move. Between the engine's answer
-//! and the referee's clock lie the protocol's pipes, the process scheduler and, on a busy machine,
-//! other games: so an engine stops thinking well before the deadline, at `SHARE` of the time left
-//! and never later than `MARGIN` before it. `multiversi bot` already passes 80% of the move time
-//! as the deadline, so at 100 ms per move a search stops after 24 ms. On a machine where other
-//! work competes for the cores, answers were seen to reach the referee up to ~70 ms after the
-//! search stopped (even `greedy`, which thinks for a tenth of a millisecond, once took 88 ms),
-//! and a move that arrives late loses the game: a few milliseconds of search are worth far less.
+//! The deadline an engine gets is the referee's limit for this move (`multiversi bot` passes 80%
+//! of the move time). Between the engine's answer and the referee's clock lie the protocol's
+//! pipes, the process scheduler and, on a busy machine, everything else that runs there. On the
+//! shared development machine (load 5-10 on two cores) answers were seen to reach the referee
+//! up to ~90 ms after the search stopped — even `greedy`, which thinks for a tenth of a
+//! millisecond, once took 88 ms — and a move that arrives late loses the game. That delay does
+//! not grow with the move time, so an engine keeps a fixed `MARGIN` unused and otherwise uses
+//! `SHARE` of the time left: at 100 ms per move it searches about 10 ms (measured to be about as strong
+//! against `greedy` and `random` as 24 ms), at 1 s per move 600 ms.
 
 use crate::rules::{Position, Square};
 use std::time::{Duration, Instant};
 
 /// Fraction of the remaining time a search may use.
-pub const SHARE: f64 = 0.3;
+pub const SHARE: f64 = 0.75;
 /// Time always left unused before the deadline, for the answer to reach the referee.
-pub const MARGIN: Duration = Duration::from_millis(50);
+pub const MARGIN: Duration = Duration::from_millis(70);
 
 /// When a search that starts at `now` must stop to answer safely before `deadline`.
 pub fn stop_time(now: Instant, deadline: Instant) -> Instant {
@@ -42,12 +43,12 @@ mod tests {
         let stop = stop_time(now, now + Duration::from_millis(100));
         assert_eq!(stop - now, Duration::from_millis(30));
         let stop = stop_time(now, now + Duration::from_millis(80));
-        assert_eq!(stop - now, Duration::from_millis(24));
-        let stop = stop_time(now, now + Duration::from_millis(60));
         assert_eq!(stop - now, Duration::from_millis(10));
+        let stop = stop_time(now, now + Duration::from_millis(60));
+        assert_eq!(stop, now);
         // A deadline already past: stop at once.
         assert_eq!(stop_time(now, now), now);
         let stop = stop_time(now, now + Duration::from_secs(10));
-        assert_eq!(stop - now, Duration::from_millis(3000));
+        assert_eq!(stop - now, Duration::from_millis(7500));
     }
 }

@@ -69,7 +69,7 @@ fn engines_play_legal_moves_under_every_rule() {
         let names: Vec<&str> = (0..r.players as usize)
             .map(|s| pool[(s + i) % pool.len()])
             .collect();
-        let pos = play_game(r, &names, 40, remove);
+        let pos = play_game(r, &names, 80, remove);
         assert!(pos.outcome().is_some());
     }
 }
@@ -166,7 +166,7 @@ fn searchers_beat_random_players() {
             let r = rules(4, BoardKind::Eight, false, &[]);
             let mut names = ["random"; 4];
             names[g % 4] = name;
-            let pos = play_game(r, &names, 60, None);
+            let pos = play_game(r, &names, 100, None);
             if pos.outcome() == Some(Outcome::Win { winner: g % 4 }) {
                 wins += 1;
             }
