@@ -92,12 +92,9 @@ fn run_bot(args: &BotArgs) -> Result<()> {
     crate::bots::serve::serve(&args.name, seed).map_err(|e| fail(exit::BAD_INPUT, e))
 }
 
-/// Game options shared by every command that sets up a game.
+/// Board options shared by every command that sets up a game.
 #[derive(Args, Debug, Clone)]
-pub struct GameArgs {
-    /// Number of players (3 or 4).
-    #[arg(long, default_value_t = 4)]
-    pub players: u32,
+pub struct BoardArgs {
     /// Board: 8x8, 10x10 or octagon.
     #[arg(long, default_value = "8x8")]
     pub board: String,
@@ -107,15 +104,37 @@ pub struct GameArgs {
     /// Blocked squares, comma-separated (e.g. c3,f6).
     #[arg(long, default_value = "", value_name = "LIST")]
     pub blocked: String,
+    /// Also block N squares drawn at random from the seed.
+    #[arg(long, default_value_t = 0, value_name = "N")]
+    pub blocked_random: u32,
+}
+
+impl BoardArgs {
+    /// The unvalidated setup these options ask for.
+    pub fn setup(&self, players: u32, seed: u64) -> Setup {
+        Setup {
+            players,
+            board: self.board.clone(),
+            anti: self.anti,
+            blocked: self.blocked.clone(),
+            blocked_random: self.blocked_random,
+            seed,
+        }
+    }
+
+    /// Validates the options into rules; errors name the culprit and exit with USAGE.
+    pub fn rules(&self, players: u32, seed: u64) -> Result<Rules> {
+        Rules::from_setup(&self.setup(players, seed)).map_err(|e| fail(exit::USAGE, e.to_string()))
+    }
 }
 
 #[derive(Args, Debug)]
 pub struct PerftArgs {
+    /// Number of players (3 or 4).
+    #[arg(long, default_value_t = 4)]
+    pub players: u32,
     #[command(flatten)]
-    pub game: GameArgs,
-    /// Also block N squares drawn at random from --seed.
-    #[arg(long, default_value_t = 0, value_name = "N")]
-    pub blocked_random: u32,
+    pub board: BoardArgs,
     /// Seed for --blocked-random.
     #[arg(long, default_value_t = 0)]
     pub seed: u64,
@@ -123,23 +142,8 @@ pub struct PerftArgs {
     pub depth: u32,
 }
 
-impl GameArgs {
-    /// Validates the game options into rules; errors name the culprit and exit with USAGE.
-    pub fn rules(&self, blocked_random: u32, seed: u64) -> Result<Rules> {
-        let setup = Setup {
-            players: self.players,
-            board: self.board.clone(),
-            anti: self.anti,
-            blocked: self.blocked.clone(),
-            blocked_random,
-            seed,
-        };
-        Rules::from_setup(&setup).map_err(|e| fail(exit::USAGE, e.to_string()))
-    }
-}
-
 fn run_perft(args: &PerftArgs) -> Result<()> {
-    let rules = args.game.rules(args.blocked_random, args.seed)?;
+    let rules = args.board.rules(args.players, args.seed)?;
     let position = Position::new(rules);
     let mut out = std::io::stdout().lock();
     let started = Instant::now();

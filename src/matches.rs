@@ -24,21 +24,12 @@ pub struct MatchArgs {
     /// run) or builtin:NAME. Without any, four built-in bots play.
     #[arg(value_name = "BOT")]
     pub bots: Vec<String>,
-    /// Number of built-in bots when no BOT is given (3 or 4).
-    #[arg(long, default_value_t = 4)]
-    pub players: u32,
-    /// Board: 8x8, 10x10 or octagon.
-    #[arg(long, default_value = "8x8")]
-    pub board: String,
-    /// Anti-Reversi: the fewest discs win.
+    /// Number of players: that many built-in bots when no BOT is given (3 or 4); with BOTs given,
+    /// it must match their number.
     #[arg(long)]
-    pub anti: bool,
-    /// Blocked squares, comma-separated (e.g. c3,f6).
-    #[arg(long, default_value = "", value_name = "LIST")]
-    pub blocked: String,
-    /// Also block N squares drawn at random (game g draws from seed + g).
-    #[arg(long, default_value_t = 0, value_name = "N")]
-    pub blocked_random: u32,
+    pub players: Option<u32>,
+    #[command(flatten)]
+    pub board: crate::cli::BoardArgs,
     /// Seed for random blocked squares and built-in bots (default: drawn from the clock).
     #[arg(long)]
     pub seed: Option<u64>,
@@ -139,20 +130,27 @@ fn bot_name(argv: &[String]) -> String {
 impl MatchArgs {
     fn config(&self) -> Result<MatchConfig> {
         let specs: Vec<String> = if self.bots.is_empty() {
-            if !(3..=4).contains(&self.players) {
+            let players = self.players.unwrap_or(4);
+            if !(3..=4).contains(&players) {
                 return Err(fail(
                     exit::USAGE,
-                    format!(
-                        "--players {}: this game is for 3 or 4 players",
-                        self.players
-                    ),
+                    format!("--players {players}: this game is for 3 or 4 players"),
                 ));
             }
-            bots::default_lineup(self.players as usize)
+            bots::default_lineup(players as usize)
                 .iter()
                 .map(|name| format!("builtin:{name}"))
                 .collect()
         } else {
+            if let Some(players) = self.players.filter(|&p| p as usize != self.bots.len()) {
+                return Err(fail(
+                    exit::USAGE,
+                    format!(
+                        "--players {players} but {} bots given: give one bot per player",
+                        self.bots.len()
+                    ),
+                ));
+            }
             self.bots.clone()
         };
         if !(3..=4).contains(&specs.len()) {
@@ -175,14 +173,7 @@ impl MatchArgs {
             return Err(fail(exit::USAGE, "--clock-ms 0: a clock needs some time"));
         }
         let seed = self.seed.unwrap_or_else(Rng::fresh_seed);
-        let setup = Setup {
-            players: specs.len() as u32,
-            board: self.board.clone(),
-            anti: self.anti,
-            blocked: self.blocked.clone(),
-            blocked_random: self.blocked_random,
-            seed,
-        };
+        let setup = self.board.setup(specs.len() as u32, seed);
         Rules::from_setup(&setup).map_err(|e| fail(exit::USAGE, e.to_string()))?;
         let mut dirs: Vec<Option<PathBuf>> = vec![None; specs.len()];
         for item in &self.cwd {

@@ -28,6 +28,10 @@ use std::sync::{Arc, Mutex};
 use std::thread;
 use std::time::{Duration, Instant};
 
+/// How long a finished bot's stderr may take to reach its end (a helper that escaped the group
+/// could hold it open; the referee does not wait for that one longer than this).
+const STDERR_SETTLE: Duration = Duration::from_millis(200);
+
 /// How much of a bot's stderr is kept in memory for fault records.
 pub const STDERR_TAIL_BYTES: usize = 4096;
 /// How much of a bot's stderr goes to its log file at most (per referee run).
@@ -674,7 +678,11 @@ impl BotProcess {
             self.wait_exit(grace / 2);
         }
         kill_group(self.pgid);
-        self.reap()
+        let status = self.reap();
+        // The group is gone, so its stderr ends at once: wait for the drainer to log the last
+        // words before the referee (and its log files) may go away.
+        self.settle_stderr(STDERR_SETTLE);
+        status
     }
 
     fn reap(&mut self) -> Option<ExitStatus> {

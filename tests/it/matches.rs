@@ -183,6 +183,19 @@ fn match_option_errors() {
             "2 bots given",
         ),
         (&["match", "--players", "5"], 2, "--players 5"),
+        (
+            &[
+                "match",
+                "--players",
+                "3",
+                "builtin:random",
+                "builtin:random",
+                "builtin:random",
+                "builtin:random",
+            ],
+            2,
+            "--players 3 but 4 bots given",
+        ),
         (&["match", "--move-ms", "0"], 2, "--move-ms 0"),
         (
             &[
