@@ -174,13 +174,7 @@ pub fn write(path: &Path, records: &[GameRecord]) {
     std::fs::write(path, to_lines(records)).expect("write records");
 }
 
-/// A fresh directory for one test's files, under the cargo target dir.
-pub fn temp_dir(name: &str) -> std::path::PathBuf {
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(name);
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).expect("temp dir");
-    dir
-}
+pub use crate::support::temp_dir;
 
 /// Real records: `multiversi match` with built-in bots on every board shape, one game with a bot
 /// that crashes at the start (`false`), appended to `path`; returns the records read back.
