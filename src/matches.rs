@@ -82,6 +82,8 @@ pub struct MatchArgs {
 
 /// A validated match.
 struct MatchConfig {
+    /// This program, which built-in bots and the watchdog run as.
+    exe: PathBuf,
     players: Vec<Player>,
     setup: Setup,
     seed: u64,
@@ -276,6 +278,7 @@ impl MatchArgs {
             }
         }
         Ok(MatchConfig {
+            exe,
             players,
             setup,
             seed,
@@ -394,9 +397,7 @@ pub fn run_match(args: &MatchArgs) -> Result<()> {
         ),
         None => None,
     };
-    let exe = std::env::current_exe()
-        .map_err(|e| fail(exit::BOT_START, format!("cannot find this program: {e}")))?;
-    let _guard = Guard::start(&exe, &["guard"])
+    let _guard = Guard::start(&config.exe, &["guard"])
         .map_err(|e| fail(exit::BOT_START, format!("cannot start the watchdog: {e}")))?;
     // Every bot must start before any game begins: a wrong command is an error, not a fault.
     for (i, p) in config.players.iter_mut().enumerate() {

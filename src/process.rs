@@ -312,6 +312,8 @@ pub struct BotProcess {
     eof: bool,
     /// When the last read from stdout returned: the arrival time of the lines it completed.
     read_at: Instant,
+    /// Where reads land before joining `buffer`; kept so it is not zeroed again for every read.
+    scratch: Vec<u8>,
     stderr: Arc<Mutex<StderrSink>>,
     /// Set by the drainer when the bot's stderr has ended.
     stderr_done: Arc<AtomicBool>,
@@ -374,23 +376,13 @@ impl BotProcess {
             unregister_group(pgid);
             return Err(io::Error::other("no pipes to the bot"));
         };
-        set_nonblocking(stdin.as_raw_fd())?;
-        set_nonblocking(stdout.as_raw_fd())?;
         let sink = Arc::new(Mutex::new(StderrSink {
             tail: VecDeque::new(),
             log,
             logged: 0,
         }));
-        let drain = Arc::clone(&sink);
-        let stderr_done = Arc::new(AtomicBool::new(false));
-        let done = Arc::clone(&stderr_done);
-        thread::Builder::new()
-            .name(format!("stderr-{pgid}"))
-            .spawn(move || {
-                drain_stderr(stderr, drain);
-                done.store(true, Ordering::SeqCst);
-            })?;
-        Ok(BotProcess {
+        // From here on, any early return drops `bot`, whose Drop kills the group.
+        let bot = BotProcess {
             child,
             pgid,
             stdin: Some(stdin),
@@ -400,10 +392,23 @@ impl BotProcess {
             scanned: 0,
             eof: false,
             read_at: Instant::now(),
-            stderr: sink,
-            stderr_done,
+            scratch: vec![0; 16384],
+            stderr: Arc::clone(&sink),
+            stderr_done: Arc::new(AtomicBool::new(false)),
             status: None,
-        })
+        };
+        if let Some(stdin) = &bot.stdin {
+            set_nonblocking(stdin.as_raw_fd())?;
+        }
+        set_nonblocking(bot.stdout.as_raw_fd())?;
+        let done = Arc::clone(&bot.stderr_done);
+        thread::Builder::new()
+            .name(format!("stderr-{pgid}"))
+            .spawn(move || {
+                drain_stderr(stderr, sink);
+                done.store(true, Ordering::SeqCst);
+            })?;
+        Ok(bot)
     }
 
     /// The process id of the bot (also its process group id).
@@ -550,17 +555,16 @@ impl BotProcess {
     }
 
     fn read_available(&mut self) {
-        let mut chunk = [0u8; 16384];
         loop {
-            match self.stdout.read(&mut chunk) {
+            match self.stdout.read(&mut self.scratch) {
                 Ok(0) => {
                     self.eof = true;
                     return;
                 }
                 Ok(n) => {
                     self.read_at = Instant::now();
-                    self.buffer.extend_from_slice(&chunk[..n]);
-                    if n < chunk.len() {
+                    self.buffer.extend_from_slice(&self.scratch[..n]);
+                    if n < self.scratch.len() {
                         return;
                     }
                 }
@@ -603,17 +607,37 @@ impl BotProcess {
         }
     }
 
-    /// The exit status, if the bot has exited (reaped already or now).
+    /// The exit status, if the bot has exited. The bot is *not* reaped here (`WNOWAIT`): its
+    /// zombie keeps its pid, which is also its group id, from being reused by another process
+    /// until the group has been killed and `reap` runs.
     pub fn try_status(&mut self) -> Option<ExitStatus> {
-        if self.status.is_none() {
-            self.status = self.child.try_wait().ok().flatten();
+        if self.status.is_some() {
+            return self.status;
         }
-        self.status
+        // SAFETY: waitid on our own child with a zeroed siginfo to fill.
+        unsafe {
+            let mut info: libc::siginfo_t = std::mem::zeroed();
+            let flags = libc::WEXITED | libc::WNOHANG | libc::WNOWAIT;
+            if libc::waitid(libc::P_PID, self.child.id(), &mut info, flags) != 0
+                || info.si_pid() == 0
+            {
+                return None;
+            }
+            let status = info.si_status();
+            let raw = match info.si_code {
+                libc::CLD_EXITED => (status & 0xff) << 8,
+                libc::CLD_DUMPED => (status & 0x7f) | 0x80,
+                _ => status & 0x7f,
+            };
+            Some(ExitStatus::from_raw(raw))
+        }
     }
 
     /// Waits up to `grace` for the bot to exit by itself; returns its status if it did.
     pub fn wait_exit(&mut self, grace: Duration) -> Option<ExitStatus> {
         let until = Instant::now() + grace;
+        // Most bots exit within a millisecond of their stdin closing: look often at first.
+        let mut pause = Duration::from_micros(50);
         loop {
             if let Some(status) = self.try_status() {
                 return Some(status);
@@ -622,7 +646,8 @@ impl BotProcess {
             if now >= until {
                 return None;
             }
-            thread::sleep((until - now).min(Duration::from_millis(2)));
+            thread::sleep((until - now).min(pause));
+            pause = (pause * 2).min(Duration::from_millis(5));
         }
     }
 
@@ -653,15 +678,13 @@ impl BotProcess {
     }
 
     fn reap(&mut self) -> Option<ExitStatus> {
-        // The leader stays a zombie until this wait, so its pid (= the group id) cannot be reused
-        // by another process while the group is being killed above.
-        let status = match self.status {
-            Some(s) => Some(s),
-            None => self.child.wait().ok(),
-        };
-        self.status = status;
+        // The leader stays a zombie until this wait (see `try_status`), so its pid (= the group
+        // id) cannot be reused by another process while the group is being killed above.
+        if self.status.is_none() {
+            self.status = self.child.wait().ok();
+        }
         unregister_group(self.pgid);
-        status
+        self.status
     }
 }
 

@@ -81,10 +81,6 @@ pub trait Observer {
     fn faulted(&mut self, _game: &str, _fault: &FaultRecord, _ms: Option<f64>) {}
 }
 
-/// An observer that watches nothing.
-pub struct Quiet;
-impl Observer for Quiet {}
-
 /// Everything one game needs besides its players.
 pub struct GameSetup {
     pub game: String,

@@ -55,6 +55,10 @@ for line in sys.stdin:
     if kind != "turn":
         continue
     turns += 1
+    if mode == "chatty":
+        # Far more stderr than a pipe holds, every turn: the referee must drain it.
+        sys.stderr.write(("chatter " * 8191 + "\n") * 5)
+        sys.stderr.flush()
     if mode == "slow" and turns <= turn_to_fail:
         time.sleep(int(arg) / 1000)
     elif turns == turn_to_fail:

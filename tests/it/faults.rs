@@ -391,3 +391,37 @@ fn a_bot_that_exits_between_games_is_started_again_without_a_fault() {
     assert!(records.iter().all(|r| r.faults.is_empty()));
     assert_eq!(std::fs::read_to_string(&pids).unwrap().lines().count(), 3);
 }
+
+#[test]
+fn a_bot_that_floods_stderr_is_never_stalled_and_its_log_is_capped() {
+    let dir = temp_dir("chatty");
+    let pids = dir.join("pids");
+    let logs = dir.join("logs");
+    let record = dir.join("games.jsonl");
+    let chatty = bad_bot(&pids, "chatty", 0, "0");
+    let out = run(&[
+        "match",
+        &chatty,
+        "builtin:random",
+        "builtin:greedy",
+        "--move-ms",
+        "3000",
+        "--startup-ms",
+        "10000",
+        "--grace-ms",
+        "200",
+        "--log-dir",
+        logs.to_str().unwrap(),
+        "--record",
+        record.to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_no_process_left(&pids);
+    let r = &read_records(&record)[0];
+    assert!(r.faults.is_empty(), "{:?}", r.faults);
+    check_record(r);
+    // About 320 KB per turn for 20 turns went through; the log keeps the first MiB and says so.
+    let log = std::fs::read(logs.join("bot1-bad.log")).expect("log");
+    assert!(log.len() < (1 << 20) + 200, "{}", log.len());
+    assert!(String::from_utf8_lossy(&log).contains("log capped at 1048576 bytes"));
+}
