@@ -4,7 +4,7 @@
 # recorded; the table (win rates with 95% Wilson intervals, faults, slowest move of the bot under
 # test) is computed from the records by bench/table.py.
 #
-#   bench/strength.sh            # the full run (about 10 minutes)
+#   bench/strength.sh            # the full run (about 5-10 minutes)
 #   GAMES=24 SMALL=12 bench/strength.sh   # a quicker, rougher run
 #
 # Fixed seeds make the line-ups, seats and random bots repeat; search engines depend on the clock,

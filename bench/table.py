@@ -3,7 +3,9 @@
 
 usage: table.py DIR   -- reads DIR/*.jsonl; DIR/ID.hero names the bot under test of matchup ID
 (its command as given to `multiversi match`, e.g. builtin:best) and DIR/ID.title describes it.
-A draw is for the whole table and counts as no win; the fair share of wins is 1/players.
+A draw is for the whole table and counts as no win; the fair share of wins is 1/players. Faults
+(late or missing answers, crashes, illegal moves) are split between the bot under test and the
+others; "slowest move" is the bot under test's slowest move that arrived in time.
 """
 import glob
 import json
@@ -53,11 +55,13 @@ def main():
                     max_ms = max(max_ms, m["ms"])
         lo, hi = wilson(wins, games)
         rows.append((title, games, wins, draws, 100 * wins / max(games, 1), 100 * lo, 100 * hi,
-                     100 / max(players, 1), faults, max_ms))
-    print("| matchup | games | wins | draws | win % | 95% interval | fair share | faults | slowest move |")
+                     100 / max(players, 1), hero_faults, faults - hero_faults, max_ms))
+    print("| matchup | games | wins | draws | win % | 95% interval | fair share "
+          "| faults: bot under test / others | slowest move |")
     print("|---|---:|---:|---:|---:|---|---:|---:|---:|")
-    for t, g, w, d, pct, lo, hi, fair, f, ms in rows:
-        print(f"| {t} | {g} | {w} | {d} | {pct:.1f} | {lo:.1f}–{hi:.1f} | {fair:.0f}% | {f} | {ms:.0f} ms |")
+    for t, g, w, d, pct, lo, hi, fair, hf, of, ms in rows:
+        print(f"| {t} | {g} | {w} | {d} | {pct:.1f} | {lo:.1f}–{hi:.1f} | {fair:.0f}% "
+              f"| {hf} / {of} | {ms:.0f} ms |")
 
 
 if __name__ == "__main__":

@@ -35,7 +35,8 @@ pub fn default_lineup(players: usize) -> Vec<&'static str> {
     }
 }
 
-/// A built-in engine by name, seeded so that its games can be repeated.
+/// A built-in engine by name, seeded so that its games can be repeated (the search engines stop
+/// by the clock, so theirs repeat only as far as the time they get does).
 pub fn engine(name: &str, seed: u64) -> Option<Box<dyn Engine>> {
     match name {
         "random" => Some(Box::new(RandomBot(Rng::new(seed)))),
