@@ -49,6 +49,7 @@ pub fn serve(name: &str, seed: u64) -> Result<(), String> {
                 ply,
                 out: gone,
                 time_ms,
+                clocks_ms,
                 ..
             } => {
                 let (rules, _) = game.as_ref().ok_or("a turn before any start")?;
@@ -56,7 +57,9 @@ pub fn serve(name: &str, seed: u64) -> Result<(), String> {
                 for s in gone {
                     position.remove_seat(s);
                 }
-                let budget = Duration::from_secs_f64(time_ms as f64 * TIME_SHARE / 1000.0);
+                let clock = clocks_ms.get(seat).copied().flatten();
+                let ms = move_budget_ms(time_ms, clock, &position);
+                let budget = Duration::from_secs_f64(ms as f64 * TIME_SHARE / 1000.0);
                 let square = bot.choose(&position, received + budget);
                 format!("{{\"type\":\"move\",\"square\":\"{square}\"}}")
             }
@@ -66,6 +69,23 @@ pub fn serve(name: &str, seed: u64) -> Result<(), String> {
             .and_then(|()| out.flush())
             .map_err(|e| format!("writing stdout: {e}"))?;
     }
+}
+
+/// The time to spend on this move: all of `time_ms` without a game clock; with one, the clock
+/// shared evenly over the moves this seat still has to make (the empty squares divided among
+/// the seats still playing), so that a search engine does not spend a whole clock on one move.
+fn move_budget_ms(time_ms: u64, clock_ms: Option<u64>, position: &Position) -> u64 {
+    let Some(clock) = clock_ms else {
+        return time_ms;
+    };
+    let empty = position
+        .rows()
+        .iter()
+        .map(|row| row.bytes().filter(|&c| c == b'.').count())
+        .sum::<usize>() as u64;
+    let playing = position.in_game().iter().filter(|&&p| p).count().max(1) as u64;
+    let own_moves_left = empty.div_ceil(playing).max(1);
+    time_ms.min(clock / own_moves_left)
 }
 
 /// The benchmark's instant bot: answers every turn with its first legal move, found by scanning
@@ -98,5 +118,26 @@ pub fn serve_instant() -> Result<(), String> {
         out.write_all(reply.as_bytes())
             .and_then(|()| out.flush())
             .map_err(|e| format!("writing stdout: {e}"))?;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rules::BoardKind;
+
+    #[test]
+    fn a_game_clock_is_shared_over_the_moves_left() {
+        let rules = Rules::new(4, BoardKind::Eight, false).expect("valid rules");
+        let start = Position::new(rules);
+        // No clock: the move limit.
+        assert_eq!(move_budget_ms(1000, None, &start), 1000);
+        // 60 empty squares among 4 players: 15 own moves left.
+        assert_eq!(move_budget_ms(1000, Some(15_000), &start), 1000);
+        assert_eq!(move_budget_ms(1000, Some(3_000), &start), 200);
+        // A seat out leaves more moves to the others: 60 / 3 = 20.
+        let mut three = start.clone();
+        three.remove_seat(3);
+        assert_eq!(move_budget_ms(1000, Some(3_000), &three), 150);
     }
 }
