@@ -1,8 +1,8 @@
 // The HTML replay viewer, tested as a person uses it: export a record file with the multiversi
 // binary, open the page in headless Chromium, go to given moves with the keyboard, the slider, the
-// picker and the move list, and compare every square and disc count shown with the record (the
-// boards in between come from `multiversi replay --ply N`, which replays in Rust, not in the
-// viewer's script). Keeps a screenshot.
+// picker, the move list and a link's URL fragment, and compare every square and disc count shown
+// with the record (the boards in between come from `multiversi replay --ply N`, which replays in
+// Rust, not in the viewer's script). Keeps a screenshot.
 //
 // usage: node viewer.test.mjs --bin MULTIVERSI --records FILE.jsonl --out DIR
 
@@ -144,7 +144,39 @@ try {
     await expectBoard(page, game, 0, rec.initial_rows, `game ${game + 1} start (Home key)`);
   }
 
-  // 2. One game alone, opened at a given move; the move list jumps; then the screenshot.
+  // 2. A link to a position: the fragment picks the game (counted from 1) and the move, stepping
+  // keeps it up to date, and a fragment that names no position of the file is ignored.
+  const hashOf = () => page.evaluate(() => location.hash);
+  const linkGame = Math.min(2, records.length - 1);
+  const linkPly = Math.min(records[linkGame].moves.length - 1, 17);
+  const openAt = async (hash) => {
+    await page.goto("about:blank"); // a new document, not a jump within the same one
+    await page.goto(pathToFileURL(all).href + hash);
+  };
+  await openAt(`#game=${linkGame + 1}&ply=${linkPly}`);
+  await expectBoard(page, linkGame, linkPly, rustRows(linkGame, linkPly), `link #game=${linkGame + 1}&ply=${linkPly}`);
+  check(await page.locator("#picker").inputValue() === String(linkGame), "link: the picker shows the linked game");
+  await page.keyboard.press("ArrowRight");
+  await expectBoard(page, linkGame, linkPly + 1, rustRows(linkGame, linkPly + 1), "link then → key");
+  const stepped = await hashOf();
+  check(stepped === `#game=${linkGame + 1}&ply=${linkPly + 1}`, `link then → key: fragment ${stepped}`);
+  await page.selectOption("#picker", "0");
+  check(await hashOf() === "#game=1&ply=0", `picker: fragment ${await hashOf()}`);
+  // A fragment changed in the address bar moves there without a reload.
+  await page.evaluate((h) => { location.hash = h; }, `#game=${linkGame + 1}&ply=${linkPly}`);
+  await page.waitForFunction((g) => document.getElementById("picker").value === g, String(linkGame));
+  await expectBoard(page, linkGame, linkPly, rustRows(linkGame, linkPly), "fragment changed on the page");
+  for (const bad of ["#game=0&ply=3", `#game=${records.length + 1}`, "#game=1&ply=9999", "#game=1&ply=x", "#ply=-1", "#nothing"]) {
+    await openAt(bad);
+    // Ignored: the page opens as without a fragment (the first game at its end).
+    await expectBoard(page, 0, records[0].moves.length, records[0].final_rows, `invalid fragment ${bad}`);
+  }
+  const back = await page.evaluate(() => history.length);
+  await page.keyboard.press("ArrowLeft");
+  await page.keyboard.press("ArrowLeft");
+  check(await page.evaluate(() => history.length) === back, "stepping adds no history entries");
+
+  // 3. One game alone, opened at a given move; the move list jumps; then the screenshot.
   const pick = records.findIndex((r) => r.faults.length > 0 && r.rules.board === "octagon");
   const game = pick >= 0 ? pick : 0;
   const rec = records[game];

@@ -6,7 +6,8 @@ use crate::records;
 use std::fs::File;
 use std::io::{Read, Write};
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
-use std::process::{Child, Command, Stdio};
+use std::os::unix::process::ExitStatusExt;
+use std::process::{Child, Command, ExitStatus, Stdio};
 use std::time::{Duration, Instant};
 
 /// A pseudo-terminal pair: the test holds the master, the child gets the slave.
@@ -132,7 +133,13 @@ impl Session {
 
     /// Waits for the child to exit, reading its output meanwhile (a full terminal buffer would
     /// block it); returns the exit code, everything shown, and the terminal modes left behind.
-    fn finish(mut self) -> (i32, String, libc::termios) {
+    fn finish(self) -> (i32, String, libc::termios) {
+        let (status, seen, t) = self.finish_status();
+        (status.code().unwrap_or(-1), seen, t)
+    }
+
+    /// `finish` with the whole exit status, for a child that may die of a signal.
+    fn finish_status(mut self) -> (ExitStatus, String, libc::termios) {
         let deadline = Instant::now() + Duration::from_secs(10);
         let status = loop {
             self.pump(20);
@@ -143,7 +150,7 @@ impl Session {
         };
         while self.pump(50) {}
         let t = termios(&self.slave);
-        (status.code().unwrap_or(-1), self.seen, t)
+        (status, self.seen, t)
     }
 }
 
@@ -185,6 +192,50 @@ fn arrow_keys_step_through_the_games_and_quitting_restores_the_terminal() {
     );
     assert_eq!(after.c_lflag, before.c_lflag, "terminal modes restored");
     assert_eq!(after.c_iflag, before.c_iflag, "terminal modes restored");
+}
+
+/// A replay killed while stepping (by `kill`, by its terminal closing) puts the terminal back before
+/// it dies of the signal, so the shell does not come back without echo or line editing. (SIGQUIT,
+/// handled the same way, is left out: its default action may write a core file.)
+#[test]
+fn a_signal_while_stepping_restores_the_terminal_and_still_kills_the_replay() {
+    let games = records::sample_games();
+    let dir = records::temp_dir("replay-tty-signal");
+    let path = dir.join("games.jsonl");
+    records::write(&path, &games[..1]);
+    for sig in [libc::SIGTERM, libc::SIGHUP, libc::SIGINT] {
+        let mut s = Session::start(&["replay", path.to_str().unwrap()], false, 40);
+        let before = s.before;
+        s.screen("Move 0 of");
+        let raw = termios(&s.slave);
+        assert_eq!(
+            raw.c_lflag & (libc::ECHO | libc::ICANON),
+            0,
+            "raw while stepping"
+        );
+        // SAFETY: signalling the child we started and have not reaped.
+        assert_eq!(unsafe { libc::kill(s.child.id() as libc::pid_t, sig) }, 0);
+        let (status, seen, after) = s.finish_status();
+        assert_eq!(status.signal(), Some(sig), "signal {sig}: {status:?}");
+        assert_eq!(
+            after.c_lflag & (libc::ECHO | libc::ICANON),
+            libc::ECHO | libc::ICANON,
+            "signal {sig}: echo and line editing back on"
+        );
+        assert_eq!(
+            after.c_lflag, before.c_lflag,
+            "signal {sig}: modes restored"
+        );
+        assert_eq!(
+            after.c_iflag, before.c_iflag,
+            "signal {sig}: modes restored"
+        );
+        assert!(
+            seen.ends_with("\x1b[?25h\x1b[?1049l"),
+            "signal {sig}: cursor shown, alternate screen left: {:?}",
+            &seen[seen.len().saturating_sub(40)..]
+        );
+    }
 }
 
 #[test]
