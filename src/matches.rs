@@ -4,7 +4,9 @@
 
 use crate::bots;
 use crate::cli::{exit, fail};
-use crate::process::{install_signal_handlers, interrupted, split_command, Guard};
+use crate::process::{
+    become_subreaper, install_signal_handlers, interrupted, split_command, sweep_strays, Guard,
+};
 use crate::protocol::TimeControl;
 use crate::record::{FaultRecord, GameRecord, SeatRecord};
 use crate::referee::{play_game, GameSetup, Observer, Player};
@@ -388,6 +390,13 @@ pub fn run_match(args: &MatchArgs) -> Result<()> {
         ),
         None => None,
     };
+    // Before any bot starts: helpers that leave their bot's group then stay within reach.
+    if let Err(e) = become_subreaper() {
+        eprintln!(
+            "multiversi: cannot become a child subreaper ({e}): a helper that leaves its bot's \
+             process group may outlive the match"
+        );
+    }
     let _guard = Guard::start(&config.exe, &["guard"])
         .map_err(|e| fail(exit::BOT_START, format!("cannot start the watchdog: {e}")))?;
     // Every bot must start before any game begins: a wrong command is an error, not a fault.
@@ -467,6 +476,7 @@ pub fn run_match(args: &MatchArgs) -> Result<()> {
     if interrupted() {
         // The signal handler has killed every group; dropping the players reaps them.
         config.players.clear();
+        sweep_strays(None);
         let played: u32 = tallies.iter().map(|t| t.games).sum::<u32>() / n as u32;
         return Err(fail(
             exit::INTERRUPTED,
@@ -483,6 +493,8 @@ pub fn run_match(args: &MatchArgs) -> Result<()> {
             process.shutdown(config.grace);
         }
     }
+    // Each shutdown swept after its bot; this catches anything left over from the whole match.
+    sweep_strays(None);
     let names: Vec<&str> = config.players.iter().map(|p| p.name.as_str()).collect();
     watch.event(|| json!({"type": "match_end", "table": table_json(&names, &tallies)}));
     watch.human(&table(&names, &tallies));

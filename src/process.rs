@@ -8,6 +8,11 @@
 //! - **Parent-death signal** (`PR_SET_PDEATHSIG`): if the referee dies, even by SIGKILL, the kernel
 //!   kills each bot leader. Grandchildren are covered by the group kill on every normal path and
 //!   by the signal handler in `install_signal_handlers` on SIGINT/SIGTERM/SIGHUP.
+//! - **Child subreaper** (`PR_SET_CHILD_SUBREAPER`): a helper can leave its bot's group
+//!   (`setsid`, a daemonising double fork) and so escape the group kill. As a subreaper the
+//!   referee inherits such orphans instead of init, and `sweep_strays` kills them whenever a bot
+//!   is killed or shut down. If the referee itself is SIGKILLed, only the groups the guard knows
+//!   are killed.
 //! - **Non-blocking pipes, no hand-off threads on the move path**: the referee writes a message
 //!   with a non-blocking write; whatever the pipe does not take is kept and written while the
 //!   referee waits for the reply (`poll` on both pipes). Reading is done by the referee itself
@@ -175,6 +180,7 @@ impl Guard {
             // Its own group, so that Ctrl-C at the terminal does not end it before the referee.
             .process_group(0)
             .spawn()?;
+        GUARD_PID.store(child.id() as i32, Ordering::SeqCst);
         let pipe = child.stdin.take();
         if let Ok(mut guard) = GUARD.lock() {
             *guard = pipe;
@@ -248,6 +254,127 @@ pub fn install_signal_handlers() {
 /// Whether a termination signal has arrived.
 pub fn interrupted() -> bool {
     INTERRUPTED.load(Ordering::SeqCst)
+}
+
+// ---------------------------------------------------------------------------------------------
+// Descendants that leave their bot's process group.
+
+/// Set once the referee is a child subreaper: only then do orphaned descendants of bots come
+/// back to it, so only then is there anything to sweep (and every other child of this process
+/// is one it started itself).
+static SUBREAPER: AtomicBool = AtomicBool::new(false);
+/// The guard's pid: a child of the referee that sweeps leave alone.
+static GUARD_PID: AtomicI32 = AtomicI32::new(0);
+/// The longest a sweep waits for killed processes to exit and for their orphans to come back
+/// to the referee (each takes a moment after SIGKILL).
+const SWEEP_LIMIT: Duration = Duration::from_millis(200);
+
+/// Makes the referee a child subreaper: a process a bot starts that leaves the bot's group
+/// (`setsid`, `setpgid`, a daemonising double fork) is re-parented to the referee instead of
+/// init when its parent dies, so that `sweep_strays` can still find and kill it.
+pub fn become_subreaper() -> io::Result<()> {
+    // SAFETY: prctl with plain integer arguments changes only this process's own attribute.
+    if unsafe { libc::prctl(libc::PR_SET_CHILD_SUBREAPER, 1 as libc::c_ulong, 0, 0, 0) } != 0 {
+        return Err(io::Error::last_os_error());
+    }
+    SUBREAPER.store(true, Ordering::SeqCst);
+    Ok(())
+}
+
+/// What a sweep needs from `/proc/PID/stat`.
+struct ProcStat {
+    pid: i32,
+    ppid: i32,
+    pgid: i32,
+    zombie: bool,
+}
+
+/// Reads one process's state, parent and group. The command name (field 2) may contain
+/// spaces and parentheses, so the fields are read after its last `)`.
+fn proc_stat(pid: i32) -> Option<ProcStat> {
+    parse_stat(
+        pid,
+        &std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?,
+    )
+}
+
+fn parse_stat(pid: i32, text: &str) -> Option<ProcStat> {
+    let (_, rest) = text.rsplit_once(')')?;
+    let mut fields = rest.split_whitespace();
+    let state = fields.next()?;
+    let ppid = fields.next()?.parse().ok()?;
+    let pgid = fields.next()?.parse().ok()?;
+    Some(ProcStat {
+        pid,
+        ppid,
+        pgid,
+        zombie: state == "Z",
+    })
+}
+
+/// Every process this referee can see (a process that exits during the scan is simply missing).
+fn all_processes() -> Vec<ProcStat> {
+    let Ok(entries) = std::fs::read_dir("/proc") else {
+        return Vec::new();
+    };
+    entries
+        .filter_map(|e| e.ok()?.file_name().to_str()?.parse().ok())
+        .filter_map(proc_stat)
+        .collect()
+}
+
+/// Kills and reaps the referee's children that are neither the guard nor a bot it still runs,
+/// nor a helper still in a running bot's group: processes that left a bot's group and were
+/// re-parented to the referee (see `become_subreaper`), with their own groups. Their
+/// descendants come back to the referee in turn as they die, so this repeats until a scan
+/// finds nothing, for at most `SWEEP_LIMIT`. `killed` is a group that was just killed: its
+/// members' orphans appear only as those members exit, so the sweep also waits for them.
+///
+/// Each stray is reaped by its own pid, never with `waitpid(-1)`, which could take the exit
+/// status of a bot that `std::process::Child` still waits for. Sweeps run on the thread that
+/// starts bots, so no bot can be between its start and `register_group` meanwhile.
+pub fn sweep_strays(killed: Option<i32>) {
+    if !SUBREAPER.load(Ordering::SeqCst) {
+        return;
+    }
+    // SAFETY: getpid and getpgrp cannot fail.
+    let (me, my_group) = unsafe { (libc::getpid(), libc::getpgrp()) };
+    let guard = GUARD_PID.load(Ordering::SeqCst);
+    let until = Instant::now() + SWEEP_LIMIT;
+    loop {
+        let bots: Vec<i32> = GROUPS
+            .iter()
+            .map(|slot| slot.load(Ordering::SeqCst))
+            .filter(|&g| g > 0)
+            .collect();
+        let procs = all_processes();
+        let strays: Vec<&ProcStat> = procs
+            .iter()
+            .filter(|p| p.ppid == me && p.pid != guard && !bots.contains(&p.pgid))
+            .collect();
+        let dying = killed.is_some_and(|g| procs.iter().any(|p| p.pgid == g && !p.zombie));
+        if strays.is_empty() && !dying {
+            return;
+        }
+        for stray in strays {
+            // A stray that leads a group made it (`setsid`, `setpgid`): kill that group whole.
+            // The group id is the stray's pid, which stays the referee's until it is reaped, so
+            // the group cannot be anyone else's. Other groups are left to their own leaders.
+            if stray.pgid == stray.pid && stray.pgid != my_group && stray.pgid > 1 {
+                kill_group(stray.pgid);
+            }
+            // SAFETY: signalling and reaping our own child by its pid, which stays ours (as a
+            // zombie at worst) until this waitpid reaps it.
+            unsafe {
+                libc::kill(stray.pid, libc::SIGKILL);
+                libc::waitpid(stray.pid, std::ptr::null_mut(), libc::WNOHANG);
+            }
+        }
+        if Instant::now() >= until {
+            return;
+        }
+        thread::sleep(Duration::from_millis(1));
+    }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -661,9 +788,12 @@ impl BotProcess {
     }
 
     /// Kills the whole process group at once and reaps the bot: the sanction for a fault.
+    /// Then sweeps up whatever of the bot left its group.
     pub fn kill(mut self) -> Option<ExitStatus> {
         kill_group(self.pgid);
-        self.reap()
+        let status = self.reap();
+        sweep_strays(Some(self.pgid));
+        status
     }
 
     /// The polite end: stdin closed, `grace` to exit, then SIGTERM to the group, a shorter grace,
@@ -679,6 +809,8 @@ impl BotProcess {
         }
         kill_group(self.pgid);
         let status = self.reap();
+        // Helpers that left the group too, which may hold the bot's stderr open.
+        sweep_strays(Some(self.pgid));
         // The group is gone, so its stderr ends at once: wait for the drainer to log the last
         // words before the referee (and its log files) may go away.
         self.settle_stderr(STDERR_SETTLE);
@@ -702,6 +834,8 @@ impl Drop for BotProcess {
         if self.status.is_none() {
             kill_group(self.pgid);
             let _ = self.child.wait();
+            unregister_group(self.pgid);
+            sweep_strays(Some(self.pgid));
         }
         unregister_group(self.pgid);
     }
@@ -850,6 +984,14 @@ mod tests {
         assert!(started.elapsed() < Duration::from_secs(10));
         assert!(!bot.pending.is_empty());
         bot.kill();
+    }
+
+    #[test]
+    fn stat_fields_after_a_command_name_with_spaces_and_parentheses() {
+        let p = parse_stat(42, "42 (a) Z (b) S 7 9 9 0 -1").unwrap();
+        assert_eq!((p.pid, p.ppid, p.pgid, p.zombie), (42, 7, 9, false));
+        assert!(parse_stat(42, "42 (x) Z 1 2 3").unwrap().zombie);
+        assert!(parse_stat(42, "42 (x) S").is_none());
     }
 
     #[test]

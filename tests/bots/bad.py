@@ -34,6 +34,25 @@ if mode == "orphan":
     # A helper that ignores SIGTERM and outlives its parent unless its group is killed.
     child = subprocess.Popen(["sh", "-c", "trap '' TERM; while :; do sleep 1; done"])
     note_pid(child.pid)
+if mode.startswith("daemon"):
+    # A helper that leaves the bot's process group the way a daemon does (fork, setsid, fork),
+    # ignores SIGTERM, sleeps long and keeps the bot's stderr open. "daemon" then plays on;
+    # "daemon-crash" crashes at TURN.
+    ready_r, ready_w = os.pipe()
+    if os.fork() == 0:
+        os.setsid()
+        if os.fork() == 0:
+            signal.signal(signal.SIGTERM, signal.SIG_IGN)
+            null = os.open(os.devnull, os.O_RDWR)
+            os.dup2(null, 0)
+            os.dup2(null, 1)
+            note_pid(os.getpid())
+            os.write(ready_w, b"x")
+            time.sleep(1000)
+        os._exit(0)
+    os.wait()
+    # Play only once the helper's pid is written down.
+    os.read(ready_r, 1)
 if mode == "exit-at-once":
     print("exiting before ready", file=sys.stderr)
     sys.exit(2)
@@ -66,7 +85,7 @@ for line in sys.stdin:
         sys.stderr.flush()
         if mode == "hang":
             time.sleep(1000)
-        elif mode == "crash":
+        elif mode in ("crash", "daemon-crash"):
             sys.exit(3)
         elif mode == "signal":
             os.kill(os.getpid(), signal.SIGSEGV)

@@ -206,6 +206,40 @@ fn a_helper_that_ignores_sigterm_is_killed_with_its_group() {
 }
 
 #[test]
+fn a_helper_that_leaves_its_group_is_killed_at_the_end_and_after_a_crash() {
+    // The helper (a daemonising double fork with setsid) is out of reach of the group kill:
+    // the referee finds it among the orphans it inherits as a child subreaper.
+    let handles: Vec<_> = [("daemon", 1), ("daemon-crash", 2)]
+        .into_iter()
+        .map(|(mode, turn)| {
+            std::thread::spawn(move || {
+                let dir = temp_dir(&format!("escape-{mode}"));
+                let pids = dir.join("pids");
+                // `game_with` checks that neither the bot nor its helper is left running.
+                let (r, _) = game_with(&dir, &bad_bot(&pids, mode, turn, "0"), "10000");
+                let started = std::fs::read_to_string(&pids).unwrap_or_default();
+                assert_eq!(
+                    started.lines().count(),
+                    2,
+                    "the bot and its helper: {started}"
+                );
+                if mode == "daemon" {
+                    assert!(r.faults.is_empty(), "{:?}", r.faults);
+                    check_record(&r);
+                } else {
+                    assert_eq!(r.faults[0].kind, FaultKind::Crash, "{:?}", r.faults);
+                    assert!(r.faults[0].detail.contains("exit code 3"), "{:?}", r.faults);
+                    check_disqualified(&r, 4);
+                }
+            })
+        })
+        .collect();
+    for h in handles {
+        h.join().expect("case passed");
+    }
+}
+
+#[test]
 fn half_the_limit_is_never_flagged_past_it_always_is() {
     // Margins for a loaded machine: answers at 200 ms against a 400 ms limit, for five turns.
     let dir = temp_dir("slow");
