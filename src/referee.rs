@@ -480,12 +480,27 @@ impl Game<'_> {
                 format!("the {what} arrived after the {limit_ms} ms limit"),
                 Some(fault_text(&line)),
             ),
-            Received::Timeout => self.disqualify(
-                seat,
-                FaultKind::Timeout,
-                format!("no {what} within {limit_ms} ms"),
-                None,
-            ),
+            Received::Timeout => {
+                // A bot that died while a helper of its own still holds its stdout open shows no
+                // end of output: its silence is a crash, and the record says so.
+                match self.process(seat).and_then(|p| p.try_status()) {
+                    Some(status) => self.disqualify(
+                        seat,
+                        FaultKind::Crash,
+                        format!(
+                            "exited ({}) while another process kept its output open",
+                            describe_status(Some(status))
+                        ),
+                        None,
+                    ),
+                    None => self.disqualify(
+                        seat,
+                        FaultKind::Timeout,
+                        format!("no {what} within {limit_ms} ms"),
+                        None,
+                    ),
+                }
+            }
             Received::TooLong(prefix) => self.disqualify(
                 seat,
                 FaultKind::Malformed,

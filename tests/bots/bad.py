@@ -37,7 +37,8 @@ if mode == "orphan":
 if mode.startswith("daemon"):
     # A helper that leaves the bot's process group the way a daemon does (fork, setsid, fork),
     # ignores SIGTERM, sleeps long and keeps the bot's stderr open. "daemon" then plays on;
-    # "daemon-crash" crashes at TURN.
+    # "daemon-crash" crashes at TURN; "daemon-stdout" too, but its helper also keeps the bot's
+    # stdout open, so the referee sees no end of output when the bot dies.
     ready_r, ready_w = os.pipe()
     if os.fork() == 0:
         os.setsid()
@@ -45,7 +46,8 @@ if mode.startswith("daemon"):
             signal.signal(signal.SIGTERM, signal.SIG_IGN)
             null = os.open(os.devnull, os.O_RDWR)
             os.dup2(null, 0)
-            os.dup2(null, 1)
+            if mode != "daemon-stdout":
+                os.dup2(null, 1)
             note_pid(os.getpid())
             os.write(ready_w, b"x")
             time.sleep(1000)
@@ -85,7 +87,7 @@ for line in sys.stdin:
         sys.stderr.flush()
         if mode == "hang":
             time.sleep(1000)
-        elif mode in ("crash", "daemon-crash"):
+        elif mode in ("crash", "daemon-crash", "daemon-stdout"):
             sys.exit(3)
         elif mode == "signal":
             os.kill(os.getpid(), signal.SIGSEGV)

@@ -209,7 +209,9 @@ fn a_helper_that_ignores_sigterm_is_killed_with_its_group() {
 fn a_helper_that_leaves_its_group_is_killed_at_the_end_and_after_a_crash() {
     // The helper (a daemonising double fork with setsid) is out of reach of the group kill:
     // the referee finds it among the orphans it inherits as a child subreaper.
-    let handles: Vec<_> = [("daemon", 1), ("daemon-crash", 2)]
+    // With "daemon-stdout" the helper also holds the bot's stdout open: the crash is still
+    // recorded as a crash (noticed at the deadline), not as a timeout.
+    let handles: Vec<_> = [("daemon", 1), ("daemon-crash", 2), ("daemon-stdout", 2)]
         .into_iter()
         .map(|(mode, turn)| {
             std::thread::spawn(move || {
