@@ -153,7 +153,7 @@ pub fn play_game(
     let scores = game.position.scores();
     let eligible: Vec<bool> = game.out.iter().map(|&o| !o).collect();
     let result = Outcome::decide(&scores, setup.rules.anti, &eligible);
-    let ranking = rank(&scores, setup.rules.anti, &eligible);
+    let ranking = crate::rules::ranking(&scores, setup.rules.anti, &eligible);
     let final_rows = game.position.rows();
     let end = ToBot::End {
         game: setup.game.clone(),
@@ -557,31 +557,6 @@ impl Game<'_> {
     }
 }
 
-/// Places, best first: seats still in the game by score (ties share a place), then every
-/// disqualified seat together in the last place.
-pub fn rank(scores: &[u32], anti: bool, eligible: &[bool]) -> Vec<Vec<Seat>> {
-    let mut seats: Vec<Seat> = (0..scores.len()).filter(|&s| eligible[s]).collect();
-    seats.sort_by_key(|&s| {
-        if anti {
-            scores[s] as i64
-        } else {
-            -(scores[s] as i64)
-        }
-    });
-    let mut places: Vec<Vec<Seat>> = Vec::new();
-    for s in seats {
-        match places.last_mut() {
-            Some(place) if scores[place[0]] == scores[s] => place.push(s),
-            _ => places.push(vec![s]),
-        }
-    }
-    let out: Vec<Seat> = (0..scores.len()).filter(|&s| !eligible[s]).collect();
-    if !out.is_empty() {
-        places.push(out);
-    }
-    places
-}
-
 /// A UTC time as RFC 3339 with seconds (`2026-11-29T11:30:00Z`), without a date library.
 pub fn rfc3339(t: std::time::SystemTime) -> String {
     let secs = t
@@ -618,11 +593,11 @@ mod tests {
     #[test]
     fn ranking_puts_the_disqualified_last() {
         assert_eq!(
-            rank(&[10, 20, 20, 5], false, &[true; 4]),
+            crate::rules::ranking(&[10, 20, 20, 5], false, &[true; 4]),
             vec![vec![1, 2], vec![0], vec![3]]
         );
         assert_eq!(
-            rank(&[10, 20, 20, 5], true, &[true, false, true, true]),
+            crate::rules::ranking(&[10, 20, 20, 5], true, &[true, false, true, true]),
             vec![vec![3], vec![0], vec![2], vec![1]]
         );
     }

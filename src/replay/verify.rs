@@ -108,28 +108,6 @@ fn outcome_text(outcome: &Outcome) -> String {
     }
 }
 
-/// The ranking the record should hold: seats still in the game by score (best first, the fewest
-/// discs with Anti-Reversi), equal scores sharing a place; then the disqualified seats.
-fn eligible_ranking(scores: &[u32], anti: bool, eligible: &[bool]) -> Vec<Vec<Seat>> {
-    let mut seats: Vec<Seat> = (0..eligible.len()).filter(|&s| eligible[s]).collect();
-    let score = |s: Seat| scores.get(s).copied().unwrap_or(0);
-    seats.sort_by_key(|&s| {
-        if anti {
-            score(s) as i64
-        } else {
-            -(score(s) as i64)
-        }
-    });
-    let mut places: Vec<Vec<Seat>> = Vec::new();
-    for s in seats {
-        match places.last_mut() {
-            Some(place) if score(place[0]) == score(s) => place.push(s),
-            _ => places.push(vec![s]),
-        }
-    }
-    places
-}
-
 /// Plays the record through the engine and returns every problem found (empty: the record holds).
 pub fn check(rec: &GameRecord) -> Vec<Problem> {
     let mut problems = Vec::new();
@@ -379,11 +357,7 @@ fn check_ranking(
     eligible: &[bool],
     report: &mut dyn FnMut(String),
 ) {
-    let mut expected = eligible_ranking(scores, rec.rules.anti, eligible);
-    let out: Vec<Seat> = (0..eligible.len()).filter(|&s| !eligible[s]).collect();
-    if !out.is_empty() {
-        expected.push(out);
-    }
+    let expected = crate::rules::ranking(scores, rec.rules.anti, eligible);
     let recorded: Vec<Vec<Seat>> = rec
         .ranking
         .iter()

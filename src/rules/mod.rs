@@ -7,6 +7,8 @@ pub mod setup;
 pub mod square;
 
 pub use bitboard::{Bits, Board, MoveKind, NEUTRAL};
-pub use position::{Cell, Colour, IllegalMove, IllegalReason, Outcome, PlayedMove, Position, Seat};
+pub use position::{
+    ranking, Cell, Colour, IllegalMove, IllegalReason, Outcome, PlayedMove, Position, Seat,
+};
 pub use setup::{BoardKind, Rules, Setup, SetupError};
 pub use square::{parse_square_list, ParseSquareError, Square};

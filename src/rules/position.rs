@@ -166,6 +166,33 @@ impl Outcome {
     }
 }
 
+/// Places, best first: seats in `eligible` by score (the most discs first, the fewest with
+/// Anti-Reversi), equal scores sharing a place; then every other seat (disqualified by the
+/// referee) together in the last place. The referee records this and `replay --verify` checks it.
+pub fn ranking(scores: &[u32], anti: bool, eligible: &[bool]) -> Vec<Vec<Seat>> {
+    let in_game = |s: Seat| eligible.get(s).copied().unwrap_or(false);
+    let mut seats: Vec<Seat> = (0..scores.len()).filter(|&s| in_game(s)).collect();
+    seats.sort_by_key(|&s| {
+        if anti {
+            scores[s] as i64
+        } else {
+            -(scores[s] as i64)
+        }
+    });
+    let mut places: Vec<Vec<Seat>> = Vec::new();
+    for s in seats {
+        match places.last_mut() {
+            Some(place) if scores[place[0]] == scores[s] => place.push(s),
+            _ => places.push(vec![s]),
+        }
+    }
+    let out: Vec<Seat> = (0..scores.len()).filter(|&s| !in_game(s)).collect();
+    if !out.is_empty() {
+        places.push(out);
+    }
+    places
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 enum Core {
     Small(Board<u64>),

@@ -82,25 +82,7 @@ pub fn game(spec: &Spec) -> GameRecord {
     let scores = position.scores();
     let eligible = position.in_game();
     let result = Outcome::decide(&scores, rules.anti, &eligible);
-    let mut ranked: Vec<Seat> = (0..eligible.len()).filter(|&s| eligible[s]).collect();
-    ranked.sort_by_key(|&s| {
-        if rules.anti {
-            scores[s] as i64
-        } else {
-            -(scores[s] as i64)
-        }
-    });
-    let mut ranking: Vec<Vec<Seat>> = Vec::new();
-    for s in ranked {
-        match ranking.last_mut() {
-            Some(place) if scores[place[0]] == scores[s] => place.push(s),
-            _ => ranking.push(vec![s]),
-        }
-    }
-    let out: Vec<Seat> = (0..eligible.len()).filter(|&s| !eligible[s]).collect();
-    if !out.is_empty() {
-        ranking.push(out);
-    }
+    let ranking = multiversi::rules::ranking(&scores, rules.anti, &eligible);
     let names = ["greedy", "random", "edge-lover", "mybot"];
     GameRecord {
         format: FORMAT.into(),
