@@ -1,52 +1,13 @@
 //! The command line: options are parsed and validated into a config first, then run. Every
 //! failure maps to one documented exit code (see README.md, "Exit codes").
 
-use crate::rules::{Position, Rules, Setup};
+use crate::exit::{self, fail, Failure};
+use crate::options::BoardArgs;
+use crate::rules::Position;
 use anyhow::Result;
 use clap::{Args, Parser, Subcommand};
 use std::io::Write;
 use std::time::Instant;
-
-/// Exit codes, documented in README.md.
-pub mod exit {
-    /// Everything went as asked.
-    pub const OK: i32 = 0;
-    /// `replay --verify` found a record that does not hold.
-    pub const VERIFY_FAILED: i32 = 1;
-    /// A wrong option or option value (also clap's own code for usage errors).
-    pub const USAGE: i32 = 2;
-    /// An input file is missing, unreadable or damaged.
-    pub const BAD_INPUT: i32 = 3;
-    /// A bot could not be started.
-    pub const BOT_START: i32 = 4;
-    /// Output could not be written (record, log, HTML).
-    pub const OUTPUT: i32 = 5;
-    /// Stopped by Ctrl-C or a termination signal; finished games are kept.
-    pub const INTERRUPTED: i32 = 130;
-}
-
-/// An error that carries its exit code; anything else that reaches `main` exits with USAGE.
-#[derive(Debug)]
-pub struct Failure {
-    pub code: i32,
-    pub message: String,
-}
-
-impl std::fmt::Display for Failure {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.message)
-    }
-}
-
-impl std::error::Error for Failure {}
-
-/// Builds an error with a given exit code.
-pub fn fail(code: i32, message: impl Into<String>) -> anyhow::Error {
-    anyhow::Error::new(Failure {
-        code,
-        message: message.into(),
-    })
-}
 
 #[derive(Parser, Debug)]
 #[command(
@@ -90,42 +51,6 @@ pub struct BotArgs {
 fn run_bot(args: &BotArgs) -> Result<()> {
     let seed = args.seed.unwrap_or_else(crate::rng::Rng::fresh_seed);
     crate::bots::serve::serve(&args.name, seed).map_err(|e| fail(exit::BAD_INPUT, e))
-}
-
-/// Board options shared by every command that sets up a game.
-#[derive(Args, Debug, Clone)]
-pub struct BoardArgs {
-    /// Board: 8x8, 10x10 or octagon.
-    #[arg(long, default_value = "8x8")]
-    pub board: String,
-    /// Anti-Reversi: the fewest discs win.
-    #[arg(long)]
-    pub anti: bool,
-    /// Blocked squares, comma-separated (e.g. c3,f6).
-    #[arg(long, default_value = "", value_name = "LIST")]
-    pub blocked: String,
-    /// Also block N squares drawn at random from the seed.
-    #[arg(long, default_value_t = 0, value_name = "N")]
-    pub blocked_random: u32,
-}
-
-impl BoardArgs {
-    /// The unvalidated setup these options ask for.
-    pub fn setup(&self, players: u32, seed: u64) -> Setup {
-        Setup {
-            players,
-            board: self.board.clone(),
-            anti: self.anti,
-            blocked: self.blocked.clone(),
-            blocked_random: self.blocked_random,
-            seed,
-        }
-    }
-
-    /// Validates the options into rules; errors name the culprit and exit with USAGE.
-    pub fn rules(&self, players: u32, seed: u64) -> Result<Rules> {
-        Rules::from_setup(&self.setup(players, seed)).map_err(|e| fail(exit::USAGE, e.to_string()))
-    }
 }
 
 #[derive(Args, Debug)]

@@ -2,7 +2,9 @@
 
 pub mod bots;
 pub mod cli;
+pub mod exit;
 pub mod matches;
+pub mod options;
 pub mod process;
 pub mod protocol;
 pub mod record;

@@ -3,7 +3,7 @@
 //! `--restart`), writes each game's record the moment it ends, and prints the results table.
 
 use crate::bots;
-use crate::cli::{exit, fail};
+use crate::exit::{self, fail};
 use crate::process::{
     become_subreaper, install_signal_handlers, interrupted, split_command, sweep_strays, Guard,
 };
@@ -31,7 +31,7 @@ pub struct MatchArgs {
     #[arg(long)]
     pub players: Option<u32>,
     #[command(flatten)]
-    pub board: crate::cli::BoardArgs,
+    pub board: crate::options::BoardArgs,
     /// Seed for random blocked squares and built-in bots (default: drawn from the clock).
     #[arg(long)]
     pub seed: Option<u64>,

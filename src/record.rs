@@ -32,6 +32,33 @@ pub struct GameRecord {
     /// Places, best first; seats that share a place are listed together. Disqualified seats come
     /// after every other seat.
     pub ranking: Vec<Vec<Seat>>,
+    /// How many of the first `moves` the referee played itself (a league's random opening) before
+    /// the bots took over; 0, and then not written, when the bots played every move.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub opening: u32,
+    /// The game's place in the schedule it was played from (a league, or a match, which is a
+    /// league with one line-up); absent in records written before schedules existed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub schedule: Option<ScheduleRef>,
+}
+
+fn is_zero(n: &u32) -> bool {
+    *n == 0
+}
+
+/// Where a game sits in a schedule. Standings group games by deal (the same bots, board, opening
+/// and blocked squares played in every seating) to bootstrap over deals; a resumed league skips
+/// every `index` its records already hold.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ScheduleRef {
+    /// The run's name: the league's name, or the match's id.
+    pub run: String,
+    /// The game's place in the whole schedule, from 0.
+    pub index: u64,
+    /// The deal the game belongs to, from 0.
+    pub deal: u64,
+    /// Which seating of the deal, from 0 (a deal of k bots has k! seatings).
+    pub seating: u32,
 }
 
 /// Who sat where.

@@ -192,6 +192,8 @@ pub fn play_game(
         scores,
         result,
         ranking,
+        opening: 0,
+        schedule: None,
     })
 }
 

@@ -3,7 +3,7 @@
 //! `viewer.html`; the games go in as JSON inside a `<script type="application/json">` element.
 
 use super::read::Loaded;
-use crate::cli::{exit, fail};
+use crate::exit::{self, fail};
 use anyhow::Result;
 use std::path::Path;
 

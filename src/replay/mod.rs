@@ -7,7 +7,7 @@ pub mod read;
 pub mod terminal;
 pub mod verify;
 
-use crate::cli::{exit, fail};
+use crate::exit::{self, fail};
 use anyhow::Result;
 use clap::Args;
 use std::io::{IsTerminal, Write};

@@ -3,7 +3,7 @@
 //! games before it. Each line is therefore read on its own: a damaged line is reported with its
 //! file and line number and every other line is still read.
 
-use crate::cli::{exit, fail};
+use crate::exit::{self, fail};
 use crate::record::{GameRecord, FORMAT, VERSION};
 use crate::rules::Rules;
 use anyhow::Result;

@@ -7,7 +7,7 @@
 //! and flips), not those the engine would compute: replay shows what happened, `--verify` judges it.
 
 use super::read::Loaded;
-use crate::cli::{exit, fail};
+use crate::exit::{self, fail};
 use crate::record::{FaultKind, GameRecord, MoveRecord};
 use crate::rules::{Colour, MoveKind, Outcome, Square};
 use anyhow::Result;

@@ -108,6 +108,8 @@ pub fn game(spec: &Spec) -> GameRecord {
         scores,
         result,
         ranking,
+        opening: 0,
+        schedule: None,
     }
 }
 

@@ -1,0 +1,41 @@
+//! Exit codes and the error that carries one. At the bottom of the module tree: every
+//! subcommand reports failures through it, and only `cli` maps them to the process's exit code.
+//! The codes are documented in README.md, "Exit codes".
+
+/// Everything went as asked.
+pub const OK: i32 = 0;
+/// `replay --verify` found a record that does not hold.
+pub const VERIFY_FAILED: i32 = 1;
+/// A wrong option or option value (also clap's own code for usage errors).
+pub const USAGE: i32 = 2;
+/// An input file is missing, unreadable or damaged.
+pub const BAD_INPUT: i32 = 3;
+/// A bot could not be started.
+pub const BOT_START: i32 = 4;
+/// Output could not be written (record, log, HTML).
+pub const OUTPUT: i32 = 5;
+/// Stopped by Ctrl-C or a termination signal; finished games are kept.
+pub const INTERRUPTED: i32 = 130;
+
+/// An error that carries its exit code; anything else that reaches `main` exits with USAGE.
+#[derive(Debug)]
+pub struct Failure {
+    pub code: i32,
+    pub message: String,
+}
+
+impl std::fmt::Display for Failure {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for Failure {}
+
+/// Builds an error with a given exit code.
+pub fn fail(code: i32, message: impl Into<String>) -> anyhow::Error {
+    anyhow::Error::new(Failure {
+        code,
+        message: message.into(),
+    })
+}

@@ -1,0 +1,42 @@
+//! Option groups shared by several subcommands.
+
+use crate::exit::{self, fail};
+use crate::rules::{Rules, Setup};
+use anyhow::Result;
+use clap::Args;
+
+/// Board options shared by every command that sets up a game.
+#[derive(Args, Debug, Clone)]
+pub struct BoardArgs {
+    /// Board: 8x8, 10x10 or octagon.
+    #[arg(long, default_value = "8x8")]
+    pub board: String,
+    /// Anti-Reversi: the fewest discs win.
+    #[arg(long)]
+    pub anti: bool,
+    /// Blocked squares, comma-separated (e.g. c3,f6).
+    #[arg(long, default_value = "", value_name = "LIST")]
+    pub blocked: String,
+    /// Also block N squares drawn at random from the seed.
+    #[arg(long, default_value_t = 0, value_name = "N")]
+    pub blocked_random: u32,
+}
+
+impl BoardArgs {
+    /// The unvalidated setup these options ask for.
+    pub fn setup(&self, players: u32, seed: u64) -> Setup {
+        Setup {
+            players,
+            board: self.board.clone(),
+            anti: self.anti,
+            blocked: self.blocked.clone(),
+            blocked_random: self.blocked_random,
+            seed,
+        }
+    }
+
+    /// Validates the options into rules; errors name the culprit and exit with USAGE.
+    pub fn rules(&self, players: u32, seed: u64) -> Result<Rules> {
+        Rules::from_setup(&self.setup(players, seed)).map_err(|e| fail(exit::USAGE, e.to_string()))
+    }
+}
