@@ -12,3 +12,4 @@ pub mod referee;
 pub mod replay;
 pub mod rng;
 pub mod rules;
+pub mod text;
