@@ -4,6 +4,7 @@
 
 use crate::bots;
 use crate::exit::{self, fail};
+use crate::explain;
 use crate::league::lineup::{bot_spec, distinct_names, run_stamp, set_logs};
 use crate::league::runner::{BotSpec, DealPlan, GamePlan, Run, SilentBots};
 use crate::league::schedule::{factorial, seating};
@@ -118,6 +119,9 @@ impl MatchArgs {
             }
             self.bots.clone()
         };
+        if let Some(message) = explain::forgotten_quotes(&specs, &explain::options_after(&specs)) {
+            return Err(fail(exit::USAGE, message));
+        }
         if !(3..=4).contains(&specs.len()) {
             return Err(fail(
                 exit::USAGE,
@@ -168,10 +172,14 @@ impl MatchArgs {
         let exe = session::this_program()?;
         let mut bots = Vec::new();
         for (i, spec) in specs.iter().enumerate() {
-            bots.push(
-                bot_spec(spec, None, &exe, dirs[i].clone())
-                    .map_err(|e| fail(exit::USAGE, format!("bot {}: {e}", i + 1)))?,
-            );
+            let bot = bot_spec(spec, None, &exe, dirs[i].clone())
+                .map_err(|e| fail(exit::USAGE, format!("bot {}: {e}", i + 1)))?;
+            if !bot.builtin {
+                if let Some(problem) = explain::program_problem(&bot.argv, dirs[i].as_deref()) {
+                    return Err(fail(exit::BOT_START, format!("bot {}: {problem}", i + 1)));
+                }
+            }
+            bots.push(bot);
         }
         distinct_names(&mut bots);
         if let Some(dir) = &self.log_dir {

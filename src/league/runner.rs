@@ -228,6 +228,7 @@ fn worker(shared: &Shared, tx: mpsc::Sender<Report>) {
     let mut watch = Watch {
         show: run.show,
         events: run.events,
+        seated: Vec::new(),
     };
     // Bots kept from the previous deal, by their place in the run's list.
     let mut kept: Vec<(usize, Player)> = Vec::new();
@@ -278,6 +279,11 @@ fn worker(shared: &Shared, tx: mpsc::Sender<Report>) {
                 opening: deal.opening.clone(),
                 place: Some(game.place.clone()),
             };
+            watch.seated = game
+                .seating
+                .iter()
+                .map(|&i| (players[i].name.clone(), players[i].log.clone()))
+                .collect();
             let Ok(record) = play_game(&setup, &mut players, &game.seating, &mut watch) else {
                 break;
             };
@@ -469,6 +475,8 @@ pub fn format_duration(secs: f64) -> String {
 pub struct Watch {
     pub show: bool,
     pub events: bool,
+    /// Per seat of the game being played, the bot's name and log file, for fault messages.
+    pub seated: Vec<(String, Option<PathBuf>)>,
 }
 
 impl Watch {
@@ -527,21 +535,16 @@ impl Observer for Watch {
 
     fn faulted(&mut self, game: &str, f: &FaultRecord, ms: Option<f64>) {
         self.event(|| json!({"type": "fault", "game": game, "fault": f, "ms": ms}));
-        // Faults are always worth a line on stderr: they are why a bot lost.
-        let tail = f.stderr_tail.trim_end();
-        let tail = tail.rsplit('\n').next().unwrap_or("");
-        eprintln!(
-            "{}multiversi: game {game}: seat {} disqualified at ply {}: {:?}: {}{}",
+        // Faults are always worth a message on stderr: they are why a bot lost.
+        let (name, log) = self.seated.get(f.seat).cloned().unwrap_or_default();
+        let bot = crate::explain::FaultedBot {
+            name: &name,
+            log: log.as_deref(),
+        };
+        eprint!(
+            "{}{}",
             clear_progress(),
-            f.seat,
-            f.ply,
-            f.kind,
-            f.detail,
-            if tail.is_empty() {
-                String::new()
-            } else {
-                format!(" (stderr: {})", crate::protocol::truncate(tail, 120))
-            }
+            crate::explain::fault_message(game, &bot, f)
         );
     }
 }

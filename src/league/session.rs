@@ -81,6 +81,7 @@ pub fn report(run: &Run, finished: &Finished, what: &str) -> Result<()> {
     let watch = runner::Watch {
         show: run.show,
         events: run.events,
+        seated: Vec::new(),
     };
     let end = if what == "match" {
         "match_end"
