@@ -16,7 +16,7 @@ use super::records::RecordFile;
 use super::table::{tally, Tally};
 use crate::process::{interrupted, sweep_strays, BotProcess};
 use crate::protocol::TimeControl;
-use crate::record::{FaultRecord, GameRecord, ScheduleRef, SeatRecord};
+use crate::record::{FaultKind, FaultRecord, GameRecord, ScheduleRef, SeatRecord};
 use crate::referee::{play_game, GameSetup, Observer, Player};
 use crate::rules::{Position, Rules, Square};
 use serde_json::json;
@@ -120,6 +120,8 @@ enum Report {
     },
     /// Games not played (a deal with a silent bot, or the rest of a deal when the run stops).
     Skipped(u64),
+    /// A bot never answered `start` in its first game.
+    Silent(SilentBot),
     WriteFailed(String),
 }
 
@@ -131,6 +133,10 @@ struct Shared<'a> {
     stop: AtomicBool,
     /// Per bot: it never answered `start` and is left out.
     silent: Vec<AtomicBool>,
+    /// Per bot: it answered `start` at least once.
+    answered: Vec<AtomicBool>,
+    /// Per bot: its silence has been reported.
+    reported: Vec<AtomicBool>,
 }
 
 impl Shared<'_> {
@@ -150,6 +156,8 @@ pub fn run(run: &Run) -> Finished {
         queue: Mutex::new((0..run.deals.len()).collect()),
         stop: AtomicBool::new(false),
         silent: run.bots.iter().map(|_| AtomicBool::new(false)).collect(),
+        answered: run.bots.iter().map(|_| AtomicBool::new(false)).collect(),
+        reported: run.bots.iter().map(|_| AtomicBool::new(false)).collect(),
     };
     let total: u64 = run.deals.iter().map(|d| d.games.len() as u64).sum();
     let mut finished = Finished {
@@ -160,7 +168,6 @@ pub fn run(run: &Run) -> Finished {
         skipped: 0,
         write_error: None,
     };
-    let mut answered = vec![false; run.bots.len()];
     let mut progress = Progress::new(total, !run.show && !run.events);
     let (tx, rx) = mpsc::channel::<Report>();
     std::thread::scope(|scope| {
@@ -180,17 +187,9 @@ pub fn run(run: &Run) -> Finished {
                 Ok(Report::Played { record, bots }) => {
                     tally(&mut finished.tallies, &bots, &record);
                     finished.games += 1;
-                    for (seat, &bot) in bots.iter().enumerate() {
-                        if record.seats.get(seat).is_some_and(|s| s.ready.is_some()) {
-                            answered[bot] = true;
-                        } else if !answered[bot] && !shared.silent[bot].load(Ordering::SeqCst) {
-                            if let Some(fault) = record.faults.iter().find(|f| f.seat == seat) {
-                                note_silent(&shared, &mut finished, bot, fault.clone());
-                            }
-                        }
-                    }
                     progress.game_done();
                 }
+                Ok(Report::Silent(silent)) => finished.silent.push(silent),
                 Ok(Report::Skipped(n)) => {
                     finished.skipped += n;
                     progress.skipped(n);
@@ -211,15 +210,35 @@ pub fn run(run: &Run) -> Finished {
     finished
 }
 
-fn note_silent(shared: &Shared, finished: &mut Finished, bot: usize, fault: FaultRecord) {
-    shared.silent[bot].store(true, Ordering::SeqCst);
-    if shared.run.silent == SilentBots::Stop {
-        shared.stop.store(true, Ordering::SeqCst);
+/// Notes which bots answered `start` in a game just played, and reports the first game of a bot
+/// that has never answered: it crashed or stayed silent before `ready` (a wrong path, a missing
+/// interpreter). A bot that answered with something else did answer, and its fault says what.
+/// Done by the worker before its next game, so that a match stops at once.
+fn check_answers(shared: &Shared, record: &GameRecord, bots: &[usize], tx: &mpsc::Sender<Report>) {
+    for (seat, &bot) in bots.iter().enumerate() {
+        if record.seats.get(seat).is_some_and(|s| s.ready.is_some()) {
+            shared.answered[bot].store(true, Ordering::SeqCst);
+            continue;
+        }
+        let Some(fault) = record.faults.iter().find(|f| f.seat == seat) else {
+            continue;
+        };
+        if !matches!(fault.kind, FaultKind::Crash | FaultKind::Timeout)
+            || shared.answered[bot].load(Ordering::SeqCst)
+            || shared.reported[bot].swap(true, Ordering::SeqCst)
+        {
+            continue;
+        }
+        match shared.run.silent {
+            SilentBots::Stop => shared.stop.store(true, Ordering::SeqCst),
+            SilentBots::LeaveOut => shared.silent[bot].store(true, Ordering::SeqCst),
+            SilentBots::PlayOn => {}
+        }
+        let _ = tx.send(Report::Silent(SilentBot {
+            bot,
+            fault: fault.clone(),
+        }));
     }
-    if shared.run.silent == SilentBots::PlayOn {
-        shared.silent[bot].store(false, Ordering::SeqCst);
-    }
-    finished.silent.push(SilentBot { bot, fault });
 }
 
 /// One worker: takes deals until none is left or the run stops.
@@ -311,7 +330,8 @@ fn worker(shared: &Shared, tx: mpsc::Sender<Report>) {
                     record.scores
                 ));
             }
-            let bots = game.seating.iter().map(|&i| deal.bots[i]).collect();
+            let bots: Vec<usize> = game.seating.iter().map(|&i| deal.bots[i]).collect();
+            check_answers(shared, &record, &bots, &tx);
             let _ = tx.send(Report::Played {
                 record: Box::new(record),
                 bots,
