@@ -71,6 +71,8 @@ pub struct MatchArgs {
     /// Time a bot gets to exit after its stdin is closed, before SIGTERM and SIGKILL.
     #[arg(long, default_value_t = 1000, value_name = "MS")]
     pub grace_ms: u64,
+    #[command(flatten)]
+    pub limits: crate::limits::LimitArgs,
 }
 
 /// A validated match.
@@ -104,8 +106,20 @@ struct Tally {
 }
 
 /// A friendly name for a bot command: `builtin:greedy` is `greedy`; `python3 bots/mine.py` is
-/// `mine`; `./target/release/best --depth 3` is `best`.
+/// `mine`; `./target/release/best --depth 3` is `best`. A sandbox prefix is skipped:
+/// `bwrap … -- python3 mine.py` is `mine` too.
 fn bot_name(argv: &[String]) -> String {
+    const SANDBOXES: &[&str] = &["bwrap", "firejail", "nsjail", "prlimit", "systemd-run"];
+    let program = argv
+        .first()
+        .map_or("", |p| p.rsplit('/').next().unwrap_or(p));
+    if SANDBOXES.contains(&program) {
+        if let Some(end) = argv.iter().position(|a| a == "--") {
+            if end + 1 < argv.len() {
+                return bot_name(&argv[end + 1..]);
+            }
+        }
+    }
     const INTERPRETERS: &[&str] = &[
         "python", "python3", "node", "nodejs", "java", "ruby", "perl", "sh", "bash", "deno", "bun",
         "pypy3", "env", "php", "lua",
@@ -174,6 +188,10 @@ impl MatchArgs {
         if self.clock_ms == Some(0) {
             return Err(fail(exit::USAGE, "--clock-ms 0: a clock needs some time"));
         }
+        self.limits
+            .limits()
+            .check(|key| format!("--limit-{}", key.replace('_', "-")))
+            .map_err(|e| fail(exit::USAGE, e))?;
         let seed = self.seed.unwrap_or_else(Rng::fresh_seed);
         let setup = self.board.setup(specs.len() as u32, seed);
         Rules::from_setup(&setup).map_err(|e| fail(exit::USAGE, e.to_string()))?;
@@ -238,6 +256,7 @@ impl MatchArgs {
                 dir: dirs[i].clone(),
                 log: None,
                 process: None,
+                limits: self.limits.limits(),
             });
         }
         // Names are how the table tells bots apart: the second `random` is `random-2`.
@@ -589,5 +608,12 @@ mod tests {
         assert_eq!(bot_name(&v("node starter/js/bot.js")), "bot");
         assert_eq!(bot_name(&v("java -jar x.jar")), "x");
         assert_eq!(bot_name(&v("sh -c 'exec ./x'")), "sh");
+        assert_eq!(
+            bot_name(&v(
+                "bwrap --ro-bind / / --unshare-all -- python3 bots/mine.py"
+            )),
+            "mine"
+        );
+        assert_eq!(bot_name(&v("/usr/bin/bwrap --ro-bind / /")), "bwrap");
     }
 }

@@ -3,6 +3,7 @@
 mod bots;
 mod cli;
 mod faults;
+mod limits;
 mod matches;
 mod records;
 mod reference;
