@@ -4,6 +4,7 @@
 
 use crate::bots;
 use crate::exit::{self, fail};
+use crate::explain;
 use crate::process::{
     become_subreaper, install_signal_handlers, interrupted, split_command, sweep_strays, Guard,
 };
@@ -169,6 +170,9 @@ impl MatchArgs {
             }
             self.bots.clone()
         };
+        if let Some(message) = explain::forgotten_quotes(&specs, &explain::options_after(&specs)) {
+            return Err(fail(exit::USAGE, message));
+        }
         if !(3..=4).contains(&specs.len()) {
             return Err(fail(
                 exit::USAGE,
@@ -247,6 +251,9 @@ impl MatchArgs {
             } else {
                 let argv = split_command(spec)
                     .map_err(|e| fail(exit::USAGE, format!("bot {}: {e}", i + 1)))?;
+                if let Some(problem) = explain::program_problem(&argv, dirs[i].as_deref()) {
+                    return Err(fail(exit::BOT_START, format!("bot {}: {problem}", i + 1)));
+                }
                 (bot_name(&argv), argv.clone(), argv)
             };
             players.push(Player {
@@ -314,6 +321,8 @@ impl MatchArgs {
 struct Watch {
     show: bool,
     events: bool,
+    /// Per seat of the game being played, the bot's name and log file, for fault messages.
+    seated: Vec<(String, Option<PathBuf>)>,
 }
 
 impl Watch {
@@ -372,21 +381,13 @@ impl Observer for Watch {
 
     fn faulted(&mut self, game: &str, f: &FaultRecord, ms: Option<f64>) {
         self.event(|| json!({"type": "fault", "game": game, "fault": f, "ms": ms}));
-        // Faults are always worth a line on stderr: they are why a bot lost.
-        let tail = f.stderr_tail.trim_end();
-        let tail = tail.rsplit('\n').next().unwrap_or("");
-        eprintln!(
-            "multiversi: game {game}: seat {} disqualified at ply {}: {:?}: {}{}",
-            f.seat,
-            f.ply,
-            f.kind,
-            f.detail,
-            if tail.is_empty() {
-                String::new()
-            } else {
-                format!(" (stderr: {})", crate::protocol::truncate(tail, 120))
-            }
-        );
+        // Faults are always worth a message on stderr: they are why a bot lost.
+        let (name, log) = self.seated.get(f.seat).cloned().unwrap_or_default();
+        let bot = explain::FaultedBot {
+            name: &name,
+            log: log.as_deref(),
+        };
+        eprint!("{}", explain::fault_message(game, &bot, f));
     }
 }
 
@@ -430,6 +431,7 @@ pub fn run_match(args: &MatchArgs) -> Result<()> {
     let mut watch = Watch {
         show: config.show,
         events: config.events,
+        seated: Vec::new(),
     };
     let n = config.players.len();
     let mut tallies = vec![Tally::default(); n];
@@ -459,6 +461,15 @@ pub fn run_match(args: &MatchArgs) -> Result<()> {
             seed: Some(setup.seed),
             time: config.time,
         };
+        watch.seated = order
+            .iter()
+            .map(|&i| {
+                (
+                    config.players[i].name.clone(),
+                    config.players[i].log.clone(),
+                )
+            })
+            .collect();
         let Ok(record) = play_game(&game, &mut config.players, &order, &mut watch) else {
             break;
         };

@@ -3,6 +3,7 @@
 mod bots;
 mod cli;
 mod faults;
+mod first_hour;
 mod limits;
 mod matches;
 mod records;
