@@ -35,8 +35,10 @@ fn games_with(dir: &Path, bot: &str, games: u32, extra: &[&str]) -> (Vec<GameRec
         "9",
         "--games",
         &games,
+        // Far beyond what any of these bots needs even on a loaded machine: a fault here comes
+        // from a limit, never from the clock.
         "--move-ms",
-        "10000",
+        "60000",
         "--grace-ms",
         "200",
         "--cwd",
@@ -54,12 +56,10 @@ fn games_with(dir: &Path, bot: &str, games: u32, extra: &[&str]) -> (Vec<GameRec
     (records, stderr(&out))
 }
 
-/// One game with the hungry bot under `limit`; returns the bot's one fault and the time taken.
-fn one_fault(name: &str, mode: &str, arg: &str, limit: &[&str]) -> (String, Duration) {
+/// One game with the hungry bot under `limit`; returns the detail of the bot's one fault.
+fn one_fault(name: &str, mode: &str, arg: &str, limit: &[&str]) -> String {
     let dir = temp_dir(name);
-    let started = Instant::now();
     let (records, err) = games_with(&dir, &hungry_bot(&dir, mode, arg), 1, limit);
-    let took = started.elapsed();
     assert_no_process_left(&dir.join("pids"));
     let record = &records[0];
     assert_eq!(record.faults.len(), 1, "{:?}", record.faults);
@@ -68,12 +68,12 @@ fn one_fault(name: &str, mode: &str, arg: &str, limit: &[&str]) -> (String, Dura
     // The other three played the board to its end.
     assert!(record.moves.len() > 40, "{} moves", record.moves.len());
     assert!(err.contains(&fault.detail), "{err}");
-    (fault.detail.clone(), took)
+    fault.detail.clone()
 }
 
 #[test]
 fn a_bot_that_allocates_without_end_meets_its_memory_limit() {
-    let (detail, _) = one_fault("limit-memory", "memory", "", &["--limit-memory-mb", "64"]);
+    let detail = one_fault("limit-memory", "memory", "", &["--limit-memory-mb", "64"]);
     assert_eq!(
         detail,
         "memory limit of 64 MB reached: exited (exit code 1)"
@@ -82,18 +82,17 @@ fn a_bot_that_allocates_without_end_meets_its_memory_limit() {
 
 #[test]
 fn a_bot_that_computes_without_end_meets_its_cpu_limit() {
-    let (detail, took) = one_fault("limit-cpu", "cpu", "", &["--limit-cpu-s", "1"]);
+    // A crash by SIGXCPU: the kernel stopped it, not the move time limit.
+    let detail = one_fault("limit-cpu", "cpu", "", &["--limit-cpu-s", "1"]);
     assert_eq!(
         detail,
         "CPU limit of 1 s per game reached: exited (killed by signal 24 (SIGXCPU))"
     );
-    // The kernel stopped it, not the 10 s move limit.
-    assert!(took < Duration::from_secs(9), "{took:?}");
 }
 
 #[test]
 fn a_bot_that_catches_sigxcpu_is_faulted_when_it_answers() {
-    let (detail, _) = one_fault(
+    let detail = one_fault(
         "limit-cpu-caught",
         "cpu-stubborn",
         "1.6",
@@ -123,7 +122,7 @@ fn the_cpu_allowance_is_renewed_for_every_game_of_a_bot_kept_alive() {
 
 #[test]
 fn a_bot_that_writes_a_huge_file_meets_its_file_size_limit() {
-    let (detail, _) = one_fault(
+    let detail = one_fault(
         "limit-file-size",
         "file-size",
         "",
@@ -139,7 +138,7 @@ fn a_bot_that_writes_a_huge_file_meets_its_file_size_limit() {
 
 #[test]
 fn a_bot_that_opens_files_without_end_meets_its_open_files_limit() {
-    let (detail, _) = one_fault("limit-files", "files", "", &["--limit-files", "32"]);
+    let detail = one_fault("limit-files", "files", "", &["--limit-files", "32"]);
     assert_eq!(
         detail,
         "open files limit of 32 reached: exited (exit code 1)"
