@@ -76,6 +76,8 @@ pub struct MatchArgs {
     /// Time a bot gets to exit after its stdin is closed, before SIGTERM and SIGKILL.
     #[arg(long, default_value_t = 1000, value_name = "MS")]
     pub grace_ms: u64,
+    #[command(flatten)]
+    pub limits: crate::limits::LimitArgs,
 }
 
 /// A validated match.
@@ -141,6 +143,10 @@ impl MatchArgs {
         if self.clock_ms == Some(0) {
             return Err(fail(exit::USAGE, "--clock-ms 0: a clock needs some time"));
         }
+        self.limits
+            .limits()
+            .check(|key| format!("--limit-{}", key.replace('_', "-")))
+            .map_err(|e| fail(exit::USAGE, e))?;
         let seed = self.seed.unwrap_or_else(Rng::fresh_seed);
         let setup = self.board.setup(specs.len() as u32, seed);
         Rules::from_setup(&setup).map_err(|e| fail(exit::USAGE, e.to_string()))?;
@@ -172,8 +178,9 @@ impl MatchArgs {
         let exe = session::this_program()?;
         let mut bots = Vec::new();
         for (i, spec) in specs.iter().enumerate() {
-            let bot = bot_spec(spec, None, &exe, dirs[i].clone())
+            let mut bot = bot_spec(spec, None, &exe, dirs[i].clone())
                 .map_err(|e| fail(exit::USAGE, format!("bot {}: {e}", i + 1)))?;
+            bot.limits = self.limits.limits();
             if !bot.builtin {
                 if let Some(problem) = explain::program_problem(&bot.argv, dirs[i].as_deref()) {
                     return Err(fail(exit::BOT_START, format!("bot {}: {problem}", i + 1)));

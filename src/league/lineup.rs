@@ -3,12 +3,25 @@
 
 use super::runner::BotSpec;
 use crate::bots;
+use crate::limits::Limits;
 use crate::process::split_command;
 use std::path::{Path, PathBuf};
 
 /// A friendly name for a bot command: `builtin:greedy` is `greedy`; `python3 bots/mine.py` is
-/// `mine`; `./target/release/best --depth 3` is `best`.
+/// `mine`; `./target/release/best --depth 3` is `best`. A sandbox prefix is skipped:
+/// `bwrap … -- python3 mine.py` is `mine` too.
 pub fn bot_name(argv: &[String]) -> String {
+    const SANDBOXES: &[&str] = &["bwrap", "firejail", "nsjail", "prlimit", "systemd-run"];
+    let program = argv
+        .first()
+        .map_or("", |p| p.rsplit('/').next().unwrap_or(p));
+    if SANDBOXES.contains(&program) {
+        if let Some(end) = argv.iter().position(|a| a == "--") {
+            if end + 1 < argv.len() {
+                return bot_name(&argv[end + 1..]);
+            }
+        }
+    }
     const INTERPRETERS: &[&str] = &[
         "python", "python3", "node", "nodejs", "java", "ruby", "perl", "sh", "bash", "deno", "bun",
         "pypy3", "env", "php", "lua",
@@ -59,6 +72,7 @@ pub fn bot_spec(
             dir,
             env: Vec::new(),
             log: None,
+            limits: Limits::default(),
         });
     }
     let argv = split_command(spec)?;
@@ -70,6 +84,7 @@ pub fn bot_spec(
         dir,
         env: Vec::new(),
         log: None,
+        limits: Limits::default(),
     })
 }
 
@@ -128,6 +143,13 @@ mod tests {
         assert_eq!(bot_name(&v("node starter/js/bot.js")), "bot");
         assert_eq!(bot_name(&v("java -jar x.jar")), "x");
         assert_eq!(bot_name(&v("sh -c 'exec ./x'")), "sh");
+        assert_eq!(
+            bot_name(&v(
+                "bwrap --ro-bind / / --unshare-all -- python3 bots/mine.py"
+            )),
+            "mine"
+        );
+        assert_eq!(bot_name(&v("/usr/bin/bwrap --ro-bind / /")), "bwrap");
     }
 
     #[test]

@@ -41,6 +41,8 @@ pub struct BotSpec {
     pub env: Vec<(String, String)>,
     /// Where its stderr is kept, if the run keeps logs.
     pub log: Option<PathBuf>,
+    /// OS limits and environment it runs under.
+    pub limits: crate::limits::Limits,
 }
 
 /// One game of a deal.
@@ -367,6 +369,7 @@ fn new_player(spec: &BotSpec, bot: usize, deal_seed: u64) -> Player {
         log: spec.log.clone(),
         env: spec.env.clone(),
         process: None,
+        limits: spec.limits,
     }
 }
 

@@ -5,6 +5,7 @@ mod cli;
 mod faults;
 mod first_hour;
 mod league;
+mod limits;
 mod matches;
 mod records;
 mod reference;
