@@ -2,8 +2,12 @@
 
 mod bots;
 mod cli;
+mod exit_codes;
+mod fault_kinds;
 mod faults;
+mod lifecycle;
 mod matches;
+mod messages;
 mod records;
 mod reference;
 mod replay;
