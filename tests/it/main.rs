@@ -2,6 +2,7 @@
 
 mod bots;
 mod cli;
+mod cluster;
 mod faults;
 mod matches;
 mod records;
