@@ -4,6 +4,8 @@ mod bots;
 mod cli;
 mod cluster;
 mod faults;
+mod first_hour;
+mod limits;
 mod matches;
 mod records;
 mod reference;
