@@ -2,6 +2,7 @@
 
 mod bots;
 mod cli;
+mod cluster;
 mod exit_codes;
 mod fault_kinds;
 mod faults;
