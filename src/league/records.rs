@@ -76,7 +76,13 @@ impl RecordFile {
             if state.needs_newline {
                 line.insert(0, b'\n');
             }
-            state.file.write_all(&line)?;
+            // A write that fails half-way (disk full, a file size limit) must not leave half a
+            // line: the next game appended, by this run or a later one, would be glued to it.
+            let before = state.file.metadata()?.len();
+            if let Err(e) = state.file.write_all(&line) {
+                let _ = state.file.set_len(before);
+                return Err(e);
+            }
             state.needs_newline = false;
             state.lines += 1;
         }

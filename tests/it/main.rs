@@ -2,11 +2,16 @@
 
 mod bots;
 mod cli;
+mod cluster;
+mod exit_codes;
+mod fault_kinds;
 mod faults;
 mod first_hour;
 mod league;
+mod lifecycle;
 mod limits;
 mod matches;
+mod messages;
 mod records;
 mod reference;
 mod replay;
