@@ -26,6 +26,8 @@ pub enum Command {
     Perft(PerftArgs),
     /// Play games between bot programs and record them (see README, "Running matches").
     Match(Box<crate::matches::MatchArgs>),
+    /// Play a league: many bots, every seating, games in parallel, resumable (README, "Leagues").
+    League(crate::league::command::LeagueArgs),
     /// Run a built-in bot speaking the bot protocol on stdin/stdout.
     Bot(BotArgs),
     /// Show recorded games again: in the terminal, as an HTML viewer, or verified by the rules.
@@ -99,6 +101,7 @@ pub fn run(cli: Cli) -> Result<()> {
     match cli.command {
         Command::Perft(args) => run_perft(&args),
         Command::Match(args) => crate::matches::run_match(&args),
+        Command::League(args) => crate::league::command::run_league(&args),
         Command::Bot(args) => run_bot(&args),
         Command::Guard => {
             crate::process::run_guard();
