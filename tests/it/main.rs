@@ -6,6 +6,7 @@ mod faults;
 mod first_hour;
 mod limits;
 mod matches;
+mod properties;
 mod records;
 mod reference;
 mod replay;
