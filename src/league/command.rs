@@ -315,6 +315,7 @@ pub fn run_league(args: &LeagueArgs) -> Result<()> {
         events: false,
         record: Some(record),
         silent: SilentBots::LeaveOut,
+        table_every: config.standings_every,
     };
     if skipped > 0 {
         eprintln!("multiversi: {skipped} game(s) with a bot left out are not played this time");

@@ -446,3 +446,30 @@ fn a_league_leaves_out_a_bot_that_never_answers_and_plays_the_rest() {
     assert_eq!(without, 24);
     assert!(records.len() < 24 + 6 * 3, "{}", records.len());
 }
+
+#[test]
+fn protocol_v1_bots_play_after_an_opening_they_did_not_make() {
+    // The starter bots read `rows` and `legal` in every turn: an opening needs nothing new.
+    let dir = temp_dir("league-opening");
+    let starter = concat!(env!("CARGO_MANIFEST_DIR"), "/bots/python/starter.py");
+    let text = format!(
+        "name = \"o\"\nplayers = 3\nopening = 7\nmove_ms = 5000\nstartup_ms = 20000\n\
+         [[bot]]\nname = \"py\"\ncommand = \"python3 {starter}\"\n\
+         [[bot]]\nname = \"greedy\"\ncommand = \"builtin:greedy\"\n\
+         [[bot]]\nname = \"random\"\ncommand = \"builtin:random\"\n"
+    );
+    let config = dir.join("league.toml");
+    std::fs::write(&config, text).unwrap();
+    let out = dir.join("out");
+    let done = league(&[config.to_str().unwrap(), "--out", out.to_str().unwrap()]);
+    assert!(done.status.success(), "{}", stderr(&done));
+    let records = read_records(&out.join("games.jsonl"));
+    assert_eq!(records.len(), 6);
+    for r in &records {
+        assert!(r.faults.is_empty(), "{:?}", r.faults);
+        assert_eq!(r.opening, 7);
+        crate::matches::check_record(r);
+        // The first move a bot made came after the seven the referee played.
+        assert!(r.moves[7].ms > 0.0 || r.moves[7].ply == 7);
+    }
+}
