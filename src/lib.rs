@@ -5,6 +5,7 @@ pub mod cli;
 pub mod exit;
 pub mod explain;
 pub mod matches;
+pub mod names;
 pub mod options;
 pub mod process;
 pub mod protocol;

@@ -5,6 +5,7 @@
 use crate::bots;
 use crate::exit::{self, fail};
 use crate::explain;
+use crate::names;
 use crate::process::{
     become_subreaper, install_signal_handlers, interrupted, split_command, sweep_strays, Guard,
 };
@@ -66,6 +67,10 @@ pub struct MatchArgs {
     /// Start every bot afresh for each game instead of keeping it alive between games.
     #[arg(long)]
     pub restart: bool,
+    /// The name of bot N (counted from 1) in the table, records and logs, e.g. --name 1=mybot;
+    /// may repeat. Without it a bot is named after its command.
+    #[arg(long, value_name = "N=NAME")]
+    pub name: Vec<String>,
     /// Working directory of bot N (counted from 1), e.g. --cwd 2=bots/mine; may repeat.
     #[arg(long, value_name = "N=DIR")]
     pub cwd: Vec<String>,
@@ -102,32 +107,8 @@ struct Tally {
     moves: u64,
     total_ms: f64,
     max_ms: f64,
-}
-
-/// A friendly name for a bot command: `builtin:greedy` is `greedy`; `python3 bots/mine.py` is
-/// `mine`; `./target/release/best --depth 3` is `best`.
-fn bot_name(argv: &[String]) -> String {
-    const INTERPRETERS: &[&str] = &[
-        "python", "python3", "node", "nodejs", "java", "ruby", "perl", "sh", "bash", "deno", "bun",
-        "pypy3", "env", "php", "lua",
-    ];
-    let stem = |s: &str| {
-        let base = s.rsplit('/').next().unwrap_or(s);
-        match base.rsplit_once('.') {
-            Some((stem, _)) if !stem.is_empty() => stem.to_string(),
-            _ => base.to_string(),
-        }
-    };
-    let first = argv.first().map(String::as_str).unwrap_or("bot");
-    let base = first.rsplit('/').next().unwrap_or(first);
-    if (INTERPRETERS.contains(&base) || base.starts_with("python"))
-        && !argv.iter().any(|a| a == "-c" || a == "-e")
-    {
-        if let Some(script) = argv[1..].iter().find(|a| !a.starts_with('-')) {
-            return stem(script);
-        }
-    }
-    stem(first)
+    /// What the bot called itself in its last `ready` (name and version).
+    ready: Option<crate::record::ReadyInfo>,
 }
 
 impl MatchArgs {
@@ -236,7 +217,7 @@ impl MatchArgs {
                 if let Some(problem) = explain::program_problem(&argv, dirs[i].as_deref()) {
                     return Err(fail(exit::BOT_START, format!("bot {}: {problem}", i + 1)));
                 }
-                (bot_name(&argv), argv.clone(), argv)
+                (names::command_name(&argv), argv.clone(), argv)
             };
             players.push(Player {
                 name,
@@ -247,13 +228,19 @@ impl MatchArgs {
                 process: None,
             });
         }
-        // Names are how the table tells bots apart: the second `random` is `random-2`.
-        let given: Vec<String> = players.iter().map(|p| p.name.clone()).collect();
-        for (i, p) in players.iter_mut().enumerate() {
-            let before = given[..i].iter().filter(|&n| *n == given[i]).count();
-            if before > 0 {
-                p.name = format!("{}-{}", given[i], before + 1);
-            }
+        // Names are how the table tells bots apart: `--name`, else from the command, made distinct.
+        let given =
+            names::parse_given(&self.name, players.len()).map_err(|e| fail(exit::USAGE, e))?;
+        let automatic: Vec<String> = players.iter().map(|p| p.name.clone()).collect();
+        let commands: Vec<Option<Vec<String>>> = specs
+            .iter()
+            .zip(&players)
+            .map(|(spec, p)| (!spec.starts_with("builtin:")).then(|| p.argv.clone()))
+            .collect();
+        let distinct =
+            names::assign(&automatic, &commands, &given).map_err(|e| fail(exit::USAGE, e))?;
+        for (p, name) in players.iter_mut().zip(distinct) {
+            p.name = name;
         }
         if let Some(dir) = &self.log_dir {
             std::fs::create_dir_all(dir).map_err(|e| {
@@ -535,6 +522,9 @@ fn tally(tallies: &mut [Tally], order: &[usize], record: &GameRecord) {
     for (seat, &i) in order.iter().enumerate() {
         let t = &mut tallies[i];
         t.games += 1;
+        if let Some(ready) = record.seats.get(seat).and_then(|s| s.ready.clone()) {
+            t.ready = Some(ready);
+        }
         let faulted = record.faults.iter().any(|f| f.seat == seat);
         match record.result {
             Outcome::Win { winner } if winner == seat => t.wins += 1,
@@ -558,23 +548,41 @@ fn table_json(names: &[&str], tallies: &[Tally]) -> serde_json::Value {
         .map(|(name, t)| {
             json!({"bot": name, "games": t.games, "wins": t.wins, "draws": t.draws,
                 "losses": t.losses, "discs": t.discs, "faults": t.faults,
-                "mean_ms": t.total_ms / t.moves.max(1) as f64, "max_ms": t.max_ms})
+                "mean_ms": t.total_ms / t.moves.max(1) as f64, "max_ms": t.max_ms,
+                "ready": t.ready})
         })
         .collect()
 }
 
-/// The results table: per bot its wins, draws, losses, discs per game, faults, and its mean and
-/// slowest move time.
+/// The results table: per bot its wins, draws, losses, discs per game, faults, its mean and
+/// slowest move time, and what it called itself in `ready` (so that a bot named after its file
+/// can still be recognised by the name its author gave it).
 fn table(names: &[&str], tallies: &[Tally]) -> String {
-    let width = names.iter().map(|n| n.len()).max().unwrap_or(3).max(3);
+    let width = names
+        .iter()
+        .map(|n| n.chars().count())
+        .max()
+        .unwrap_or(3)
+        .max(3);
     let mut out = format!(
-        "{:<width$}  {:>5}  {:>5}  {:>5}  {:>6}  {:>10}  {:>6}  {:>8}  {:>8}\n",
+        "{:<width$}  {:>5}  {:>5}  {:>5}  {:>6}  {:>10}  {:>6}  {:>8}  {:>8}  ready as\n",
         "bot", "games", "wins", "draws", "losses", "discs/game", "faults", "mean ms", "max ms"
     );
     for (name, t) in names.iter().zip(tallies) {
+        let ready = match &t.ready {
+            Some(r) => {
+                let said = [r.name.as_deref(), r.version.as_deref()]
+                    .into_iter()
+                    .flatten()
+                    .collect::<Vec<_>>()
+                    .join(" ");
+                crate::text::visible(&crate::protocol::truncate(&said, 40)).into_owned()
+            }
+            None => "-".into(),
+        };
         out += &format!(
-            "{:<width$}  {:>5}  {:>5}  {:>5}  {:>6}  {:>10.1}  {:>6}  {:>8.2}  {:>8.2}\n",
-            name,
+            "{:<width$}  {:>5}  {:>5}  {:>5}  {:>6}  {:>10.1}  {:>6}  {:>8.2}  {:>8.2}  {}\n",
+            crate::text::visible(name),
             t.games,
             t.wins,
             t.draws,
@@ -582,23 +590,9 @@ fn table(names: &[&str], tallies: &[Tally]) -> String {
             t.discs as f64 / t.games.max(1) as f64,
             t.faults,
             t.total_ms / t.moves.max(1) as f64,
-            t.max_ms
+            t.max_ms,
+            ready
         );
     }
     out
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn names_from_commands() {
-        let v = |s: &str| split_command(s).unwrap();
-        assert_eq!(bot_name(&v("python3 bots/mine.py --fast")), "mine");
-        assert_eq!(bot_name(&v("./target/release/best --depth 3")), "best");
-        assert_eq!(bot_name(&v("node starter/js/bot.js")), "bot");
-        assert_eq!(bot_name(&v("java -jar x.jar")), "x");
-        assert_eq!(bot_name(&v("sh -c 'exec ./x'")), "sh");
-    }
 }

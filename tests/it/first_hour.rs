@@ -208,3 +208,63 @@ fn a_script_that_is_not_executable_names_its_interpreter() {
         "{err}"
     );
 }
+
+#[test]
+fn bots_are_named_apart_and_keep_the_name_they_gave() {
+    let dir = temp_dir("first-hour-names");
+    let record = dir.join("games.jsonl");
+    let out = multiversi()
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .args([
+            "match",
+            "python3 bots/python/starter.py",
+            "node bots/js/starter.js",
+            "builtin:random",
+            "--name",
+            "3=dice",
+            "--move-ms",
+            "2000",
+            "--record",
+        ])
+        .arg(&record)
+        .output()
+        .unwrap();
+    let table = stdout(&out);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let rows: Vec<Vec<&str>> = table
+        .lines()
+        .map(|l| l.split_whitespace().collect())
+        .collect();
+    assert_eq!(rows[0].last(), Some(&"as"), "{table}");
+    assert_eq!(rows[1][0], "starter.py", "{table}");
+    assert_eq!(
+        rows[1][rows[1].len() - 2..],
+        ["starter-python", "1"],
+        "{table}"
+    );
+    assert_eq!(rows[2][0], "starter.js", "{table}");
+    assert_eq!(rows[2][rows[2].len() - 2..], ["starter-js", "1"], "{table}");
+    assert_eq!(rows[3][0], "dice", "{table}");
+    let game = &read_records(&record)[0];
+    let names: Vec<&str> = game.seats.iter().map(|s| s.name.as_str()).collect();
+    assert_eq!(names, ["starter.py", "starter.js", "dice"]);
+}
+
+#[test]
+fn two_bots_given_one_name_is_an_error() {
+    let out = run(&[
+        "match",
+        "builtin:random",
+        "builtin:greedy",
+        "builtin:random",
+        "--name",
+        "1=x",
+        "--name",
+        "2=x",
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(
+        stderr(&out),
+        "multiversi: --name 2=x: bot 1 has that name too; give each bot its own\n"
+    );
+}
