@@ -77,6 +77,8 @@ pub struct MatchArgs {
     /// Time a bot gets to exit after its stdin is closed, before SIGTERM and SIGKILL.
     #[arg(long, default_value_t = 1000, value_name = "MS")]
     pub grace_ms: u64,
+    #[command(flatten)]
+    pub limits: crate::limits::LimitArgs,
 }
 
 /// A validated match.
@@ -159,6 +161,10 @@ impl MatchArgs {
         if self.clock_ms == Some(0) {
             return Err(fail(exit::USAGE, "--clock-ms 0: a clock needs some time"));
         }
+        self.limits
+            .limits()
+            .check(|key| format!("--limit-{}", key.replace('_', "-")))
+            .map_err(|e| fail(exit::USAGE, e))?;
         let seed = self.seed.unwrap_or_else(Rng::fresh_seed);
         let setup = self.board.setup(specs.len() as u32, seed);
         Rules::from_setup(&setup).map_err(|e| fail(exit::USAGE, e.to_string()))?;
@@ -226,6 +232,7 @@ impl MatchArgs {
                 dir: dirs[i].clone(),
                 log: None,
                 process: None,
+                limits: self.limits.limits(),
             });
         }
         // Names are how the table tells bots apart: `--name`, else from the command, made distinct.
@@ -513,8 +520,14 @@ fn describe_result(record: &GameRecord) -> String {
 fn write_record(file: &mut File, record: &GameRecord) -> std::io::Result<()> {
     let mut line = serde_json::to_vec(record)?;
     line.push(b'\n');
-    file.write_all(&line)?;
-    file.flush()?;
+    // A write that fails half-way (disk full, file size limit) must not leave half a line: the
+    // next game appended, by this run or a later one, would be glued to it and lost too.
+    let before = file.metadata()?.len();
+    let written = file.write_all(&line).and_then(|()| file.flush());
+    if let Err(e) = written {
+        let _ = file.set_len(before);
+        return Err(e);
+    }
     file.sync_data()
 }
 

@@ -16,9 +16,29 @@ fn is_interpreter(word: &str) -> bool {
     INTERPRETERS.contains(&base) || base.starts_with("python")
 }
 
+/// Sandbox programs whose own command line comes before `--` and the bot's command after it.
+const SANDBOXES: &[&str] = &["bwrap", "firejail", "nsjail", "prlimit", "systemd-run"];
+
+/// The bot's own command: `bwrap … -- python3 mine.py` is `python3 mine.py`.
+fn inner_command(argv: &[String]) -> &[String] {
+    let program = argv
+        .first()
+        .map_or("", |p| p.rsplit('/').next().unwrap_or(p));
+    if SANDBOXES.contains(&program) {
+        if let Some(end) = argv.iter().position(|a| a == "--") {
+            if end + 1 < argv.len() {
+                return inner_command(&argv[end + 1..]);
+            }
+        }
+    }
+    argv
+}
+
 /// The script a command runs: the first word after an interpreter that is not an option, or else
-/// the program itself. Commands given as code (`-c`, `-e`) have none beyond the program.
+/// the program itself. Commands given as code (`-c`, `-e`) have none beyond the program. The
+/// index is into the bot's own command (`inner_command`).
 fn script(argv: &[String]) -> Option<(usize, &str)> {
+    let argv = inner_command(argv);
     let first = argv.first()?;
     if is_interpreter(first) && !argv.iter().any(|a| a == "-c" || a == "-e") {
         if let Some((i, s)) = argv
@@ -43,7 +63,8 @@ fn stem(path: &str) -> &str {
 }
 
 /// A friendly name for a bot command: `python3 bots/mine.py` is `mine`;
-/// `./target/release/best --depth 3` is `best`.
+/// `./target/release/best --depth 3` is `best`. A sandbox prefix is skipped:
+/// `bwrap … -- python3 mine.py` is `mine` too.
 pub fn command_name(argv: &[String]) -> String {
     script(argv).map_or_else(|| "bot".to_string(), |(_, s)| stem(s).to_string())
 }
@@ -53,6 +74,7 @@ pub fn command_name(argv: &[String]) -> String {
 /// contain a letter (and are not paths), the script's directories from the nearest, then the
 /// interpreter.
 fn distinguishing_words(argv: &[String]) -> Vec<(String, String)> {
+    let argv = inner_command(argv);
     let Some((at, path)) = script(argv) else {
         return Vec::new();
     };
@@ -186,6 +208,13 @@ mod tests {
         assert_eq!(command_name(&v("node starter/js/bot.js")), "bot");
         assert_eq!(command_name(&v("java -jar x.jar")), "x");
         assert_eq!(command_name(&v("sh -c 'exec ./x'")), "sh");
+        assert_eq!(
+            command_name(&v(
+                "bwrap --ro-bind / / --unshare-all -- python3 bots/mine.py"
+            )),
+            "mine"
+        );
+        assert_eq!(command_name(&v("/usr/bin/bwrap --ro-bind / /")), "bwrap");
     }
 
     /// The names of a line-up of commands (`builtin:NAME` for built-in bots) and `--name`s.
