@@ -1,0 +1,106 @@
+//! From the words a person wrote (`python3 bots/mine.py`, `builtin:greedy`) to bots the runner
+//! can start, with names that tell them apart in tables and records.
+
+use super::runner::BotSpec;
+use crate::bots;
+use crate::limits::Limits;
+use crate::process::split_command;
+use std::path::{Path, PathBuf};
+
+/// A bot from its command line or `builtin:NAME`; `exe` is this program, which built-in bots run
+/// as. The name is `name` if given, else taken from the command. Errors say what is wrong.
+pub fn bot_spec(
+    spec: &str,
+    name: Option<&str>,
+    exe: &Path,
+    dir: Option<PathBuf>,
+) -> Result<BotSpec, String> {
+    if let Some(builtin) = spec.strip_prefix("builtin:") {
+        if !bots::NAMES.contains(&builtin) {
+            return Err(format!(
+                "no built-in bot named '{builtin}' (choose from {})",
+                bots::NAMES.join(", ")
+            ));
+        }
+        return Ok(BotSpec {
+            name: name.unwrap_or(builtin).to_string(),
+            command: vec![spec.to_string()],
+            argv: vec![
+                exe.to_string_lossy().into_owned(),
+                "bot".into(),
+                builtin.into(),
+            ],
+            builtin: true,
+            dir,
+            env: Vec::new(),
+            log: None,
+            limits: Limits::default(),
+        });
+    }
+    let argv = split_command(spec)?;
+    Ok(BotSpec {
+        name: name.map_or_else(|| crate::names::command_name(&argv), str::to_string),
+        command: argv.clone(),
+        argv,
+        builtin: false,
+        dir,
+        env: Vec::new(),
+        log: None,
+        limits: Limits::default(),
+    })
+}
+
+/// Names are how tables tell bots apart: bots whose commands give the same name are told apart by
+/// a word of their commands, else numbered (`random-2`); see `crate::names`.
+pub fn distinct_names(bots: &mut [BotSpec]) {
+    let none = vec![None; bots.len()];
+    // Without given names, assigning cannot fail.
+    if let Ok(names) = crate::names::assign_to(bots, &none) {
+        for (bot, name) in bots.iter_mut().zip(names) {
+            bot.name = name;
+        }
+    }
+}
+
+/// A name made safe for a file name.
+pub fn file_safe(name: &str) -> String {
+    name.chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect()
+}
+
+/// Keeps each bot's stderr in `dir/botN-NAME.log`.
+pub fn set_logs(bots: &mut [BotSpec], dir: &Path) {
+    for (i, p) in bots.iter_mut().enumerate() {
+        p.log = Some(dir.join(format!("bot{}-{}.log", i + 1, file_safe(&p.name))));
+    }
+}
+
+/// A game id no other run shares: the run's start time (UTC, to the second), a random tag that
+/// tells apart runs started in the same second, and the game's number.
+pub fn run_stamp() -> String {
+    let stamp = crate::referee::rfc3339(std::time::SystemTime::now())
+        .replace(['-', ':'], "")
+        .replace('T', "-")
+        .trim_end_matches('Z')
+        .to_string();
+    let tag = crate::rng::Rng::fresh_seed() & 0xffff_ffff;
+    format!("{stamp}-{tag:08x}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn stamps_differ_within_a_second() {
+        let stamps: std::collections::HashSet<String> = (0..50).map(|_| run_stamp()).collect();
+        assert_eq!(stamps.len(), 50);
+    }
+}
