@@ -25,7 +25,7 @@ pub enum Command {
     /// Count move sequences from the start position (a correctness and speed check).
     Perft(PerftArgs),
     /// Play games between bot programs and record them (see README, "Running matches").
-    Match(crate::matches::MatchArgs),
+    Match(Box<crate::matches::MatchArgs>),
     /// Run a built-in bot speaking the bot protocol on stdin/stdout.
     Bot(BotArgs),
     /// Put one bot through the protocol's situations and print a checklist (see README,

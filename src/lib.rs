@@ -4,6 +4,8 @@ pub mod bots;
 pub mod checkbot;
 pub mod cli;
 pub mod exit;
+pub mod explain;
+pub mod limits;
 pub mod matches;
 pub mod options;
 pub mod process;

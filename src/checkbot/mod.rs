@@ -15,6 +15,7 @@ mod positions;
 mod report;
 
 use crate::exit::{self, fail};
+use crate::limits::Limits;
 use crate::process::{
     become_subreaper, describe_status, install_signal_handlers, interrupted, split_command,
     BotProcess, Guard, Received,
@@ -1000,6 +1001,7 @@ pub fn run(args: &CheckBotArgs) -> Result<()> {
         argv: argv.clone(),
         dir: args.cwd.clone(),
         log: None,
+        limits: Limits::default(),
         process: None,
     }];
     for i in 1..4 {
@@ -1009,6 +1011,7 @@ pub fn run(args: &CheckBotArgs) -> Result<()> {
             argv: builtin_argv(&exe, "random", rng.next_u64()),
             dir: None,
             log: None,
+            limits: Limits::default(),
             process: None,
         });
     }

@@ -4,6 +4,8 @@ mod bots;
 mod check_bot;
 mod cli;
 mod faults;
+mod first_hour;
+mod limits;
 mod matches;
 mod records;
 mod reference;
