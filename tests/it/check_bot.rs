@@ -149,11 +149,37 @@ fn instant_built_in_bots_pass() {
 }
 
 /// The search engines think for most of the time they get: a short move limit keeps the run
-/// short (they search about 10 ms a move at 100 ms) and checks that they keep to it.
+/// short (at 100 ms they search about 10 ms a move and keep 90 ms for the answer to arrive).
+/// On a machine loaded far beyond its cores an answer can still arrive late, which the checker
+/// rightly reports; so a run whose only failures are late answers is run once more, and the
+/// test fails if that one fails too, or if anything else fails.
 #[test]
 fn searching_built_in_bots_pass() {
+    let late_only = |report: &Value| {
+        report["checks"].as_array().unwrap().iter().all(|c| {
+            c["passed"] == true
+                || c["id"] == "times"
+                || c["summary"].as_str().unwrap().contains("timeout")
+        })
+    };
     for name in ["brs", "brs+", "mcts", "best"] {
-        assert_all_pass(&["--move-ms", "100"], &[&format!("builtin:{name}")]);
+        let options = ["--move-ms", "100"];
+        let command = [format!("builtin:{name}")];
+        let command = [command[0].as_str()];
+        let (out, report) = check(&options, &command);
+        if out.status.code() == Some(0) {
+            continue;
+        }
+        assert!(
+            late_only(&report),
+            "{name} failed {:?}:\n{report:#}",
+            failed(&report)
+        );
+        eprintln!(
+            "{name}: late answers on a loaded machine, run again: {:?}",
+            failed(&report)
+        );
+        assert_all_pass(&options, &command);
     }
 }
 
