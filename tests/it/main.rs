@@ -3,10 +3,15 @@
 mod bots;
 mod check_bot;
 mod cli;
+mod cluster;
+mod exit_codes;
+mod fault_kinds;
 mod faults;
 mod first_hour;
+mod lifecycle;
 mod limits;
 mod matches;
+mod messages;
 mod records;
 mod reference;
 mod replay;
