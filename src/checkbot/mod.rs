@@ -582,6 +582,8 @@ impl Checker {
                 rules,
                 seed: Some(setup.seed),
                 time: self.time,
+                opening: Vec::new(),
+                place: None,
             },
             &mut self.players,
             &order,
@@ -1001,6 +1003,7 @@ pub fn run(args: &CheckBotArgs) -> Result<()> {
         argv: argv.clone(),
         dir: args.cwd.clone(),
         log: None,
+        env: Vec::new(),
         limits: Limits::default(),
         process: None,
     }];
@@ -1011,6 +1014,7 @@ pub fn run(args: &CheckBotArgs) -> Result<()> {
             argv: builtin_argv(&exe, "random", rng.next_u64()),
             dir: None,
             log: None,
+            env: Vec::new(),
             limits: Limits::default(),
             process: None,
         });
