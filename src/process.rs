@@ -21,6 +21,7 @@
 //! - **stderr is drained by a thread** into a capped tail buffer and an optional capped log file,
 //!   so a bot that writes a lot of diagnostics never blocks on a full pipe.
 
+use crate::limits::Limits;
 use std::collections::VecDeque;
 use std::fs::File;
 use std::io::{self, Read, Write};
@@ -323,6 +324,15 @@ fn all_processes() -> Vec<ProcStat> {
         .collect()
 }
 
+/// The processes of a bot's group (its leader and the helpers still in the group).
+pub fn group_members(pgid: i32) -> Vec<i32> {
+    all_processes()
+        .into_iter()
+        .filter(|p| p.pgid == pgid && !p.zombie)
+        .map(|p| p.pid)
+        .collect()
+}
+
 /// Kills and reaps the referee's children that are neither the guard nor a bot it still runs,
 /// nor a helper still in a running bot's group: processes that left a bot's group and were
 /// re-parented to the referee (see `become_subreaper`), with their own groups. Their
@@ -449,6 +459,8 @@ pub struct BotProcess {
     /// Set by the drainer when the bot's stderr has ended.
     stderr_done: Arc<AtomicBool>,
     status: Option<ExitStatus>,
+    /// The OS limits it runs under (see `crate::limits`).
+    pub(crate) enforced: crate::limits::Enforced,
 }
 
 fn set_nonblocking(fd: RawFd) -> io::Result<()> {
@@ -466,6 +478,16 @@ impl BotProcess {
     /// Starts a bot from an argument list, in its own process group, in `dir` if given, with its
     /// stderr appended to `log` if given. Fails only if the program cannot be started at all.
     pub fn spawn(argv: &[String], dir: Option<&Path>, log: Option<File>) -> io::Result<BotProcess> {
+        Self::spawn_limited(argv, dir, log, &Limits::default())
+    }
+
+    /// `spawn`, under OS limits and optionally with a clean environment (see `crate::limits`).
+    pub fn spawn_limited(
+        argv: &[String],
+        dir: Option<&Path>,
+        log: Option<File>,
+        limits: &Limits,
+    ) -> io::Result<BotProcess> {
         let (program, args) = argv
             .split_first()
             .ok_or_else(|| io::Error::new(io::ErrorKind::InvalidInput, "empty command"))?;
@@ -479,7 +501,11 @@ impl BotProcess {
         if let Some(dir) = dir {
             command.current_dir(dir);
         }
-        // SAFETY: getpid/prctl/getppid are async-signal-safe, as pre_exec requires.
+        if limits.clean_env {
+            command.env_clear().envs(Limits::clean_environment());
+        }
+        let rlimits = limits.rlimits();
+        // SAFETY: getpid/prctl/getppid/setrlimit are async-signal-safe, as pre_exec requires.
         let parent = unsafe { libc::getpid() };
         unsafe {
             command.pre_exec(move || {
@@ -492,7 +518,7 @@ impl BotProcess {
                 if libc::getppid() != parent {
                     return Err(io::Error::other("the referee is gone"));
                 }
-                Ok(())
+                rlimits.apply()
             });
         }
         let mut child = command.spawn()?;
@@ -527,6 +553,7 @@ impl BotProcess {
             stderr: Arc::clone(&sink),
             stderr_done: Arc::new(AtomicBool::new(false)),
             status: None,
+            enforced: crate::limits::Enforced::new(*limits),
         };
         if let Some(stdin) = &bot.stdin {
             set_nonblocking(stdin.as_raw_fd())?;
@@ -921,6 +948,8 @@ fn signal_name(sig: i32) -> &'static str {
         libc::SIGALRM => "SIGALRM",
         libc::SIGTERM => "SIGTERM",
         libc::SIGBUS => "SIGBUS",
+        libc::SIGXCPU => "SIGXCPU",
+        libc::SIGXFSZ => "SIGXFSZ",
         _ => "signal",
     }
 }

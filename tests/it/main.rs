@@ -3,6 +3,8 @@
 mod bots;
 mod cli;
 mod faults;
+mod first_hour;
+mod limits;
 mod matches;
 mod records;
 mod reference;
