@@ -545,8 +545,14 @@ fn describe_result(record: &GameRecord) -> String {
 fn write_record(file: &mut File, record: &GameRecord) -> std::io::Result<()> {
     let mut line = serde_json::to_vec(record)?;
     line.push(b'\n');
-    file.write_all(&line)?;
-    file.flush()?;
+    // A write that fails half-way (disk full, file size limit) must not leave half a line: the
+    // next game appended, by this run or a later one, would be glued to it and lost too.
+    let before = file.metadata()?.len();
+    let written = file.write_all(&line).and_then(|()| file.flush());
+    if let Err(e) = written {
+        let _ = file.set_len(before);
+        return Err(e);
+    }
     file.sync_data()
 }
 

@@ -79,7 +79,7 @@ fn game_with(dir: &Path, bot: &str, startup_ms: &str) -> (GameRecord, String) {
 }
 
 /// The game went on without seat 0 from the fault on, and seat 0 ranks last.
-fn check_disqualified(r: &GameRecord, ply: u32) {
+pub fn check_disqualified(r: &GameRecord, ply: u32) {
     check_record(r);
     assert_eq!(r.faults.len(), 1, "{:?}", r.faults);
     assert_eq!(r.faults[0].seat, 0);
