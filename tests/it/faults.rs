@@ -67,6 +67,8 @@ fn game_with(dir: &Path, bot: &str, startup_ms: &str) -> (GameRecord, String) {
         startup_ms,
         "--grace-ms",
         "200",
+        // Some of these bots never answer start; the game is still played and recorded.
+        "--keep-going",
         "--record",
         record.to_str().unwrap(),
     ];

@@ -7,6 +7,7 @@ mod exit_codes;
 mod fault_kinds;
 mod faults;
 mod first_hour;
+mod league;
 mod lifecycle;
 mod limits;
 mod matches;
