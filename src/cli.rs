@@ -28,6 +28,9 @@ pub enum Command {
     Match(Box<crate::matches::MatchArgs>),
     /// Run a built-in bot speaking the bot protocol on stdin/stdout.
     Bot(BotArgs),
+    /// Put one bot through the protocol's situations and print a checklist (see README,
+    /// "Checking a bot"): multiversi check-bot [OPTIONS] -- COMMAND [ARGS...]
+    CheckBot(crate::checkbot::CheckBotArgs),
     /// Show recorded games again: in the terminal, as an HTML viewer, or verified by the rules.
     Replay(crate::replay::ReplayArgs),
     /// Standings and ratings from record files (see README, "Standings and ratings").
@@ -102,6 +105,7 @@ pub fn run(cli: Cli) -> Result<()> {
         Command::Perft(args) => run_perft(&args),
         Command::Match(args) => crate::matches::run_match(&args),
         Command::Bot(args) => run_bot(&args),
+        Command::CheckBot(args) => crate::checkbot::run(&args),
         Command::Guard => {
             crate::process::run_guard();
             Ok(())

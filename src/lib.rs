@@ -1,6 +1,7 @@
 //! multiversi: a referee and match runner for Reversi for three or four players.
 
 pub mod bots;
+pub mod checkbot;
 pub mod cli;
 pub mod exit;
 pub mod explain;
