@@ -135,7 +135,10 @@ pub fn main() -> i32 {
         Ok(()) => exit::OK,
         Err(e) => {
             let code = e.downcast_ref::<Failure>().map_or(exit::USAGE, |f| f.code);
-            eprintln!("multiversi: {e:#}");
+            // An empty message means there is nothing to say (a closed output pipe).
+            if !e.to_string().is_empty() {
+                eprintln!("multiversi: {e:#}");
+            }
             code
         }
     }

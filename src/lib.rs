@@ -8,6 +8,7 @@ pub mod explain;
 pub mod league;
 pub mod limits;
 pub mod matches;
+pub mod names;
 pub mod options;
 pub mod process;
 pub mod protocol;
