@@ -5,7 +5,8 @@
 use crate::bots;
 use crate::exit::{self, fail};
 use crate::process::{
-    become_subreaper, install_signal_handlers, interrupted, split_command, sweep_strays, Guard,
+    become_subreaper, install_signal_handlers, interrupted, split_command, sweep_strays, BotLog,
+    Guard,
 };
 use crate::protocol::TimeControl;
 use crate::record::{FaultRecord, GameRecord, SeatRecord};
@@ -56,6 +57,9 @@ pub struct MatchArgs {
     /// Keep each bot's stderr in DIR/botN-NAME.log (capped at 1 MiB per bot).
     #[arg(long, value_name = "DIR")]
     pub log_dir: Option<PathBuf>,
+    /// With --log-dir: also keep every protocol line, both ways, with the time, in the bot's log.
+    #[arg(long, requires = "log_dir")]
+    pub log_protocol: bool,
     /// Print the board after every move.
     #[arg(long)]
     pub show: bool,
@@ -267,7 +271,13 @@ impl MatchArgs {
                         }
                     })
                     .collect();
-                p.log = Some(dir.join(format!("bot{}-{safe}.log", i + 1)));
+                let path = dir.join(format!("bot{}-{safe}.log", i + 1));
+                p.log = Some(BotLog::open(&path, self.log_protocol).map_err(|e| {
+                    fail(
+                        exit::OUTPUT,
+                        format!("--log-dir: cannot open {}: {e}", path.display()),
+                    )
+                })?);
             }
         }
         Ok(MatchConfig {

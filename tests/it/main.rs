@@ -3,6 +3,7 @@
 mod bots;
 mod cli;
 mod faults;
+mod hostile;
 mod matches;
 mod records;
 mod reference;
