@@ -25,7 +25,7 @@ pub enum Command {
     /// Count move sequences from the start position (a correctness and speed check).
     Perft(PerftArgs),
     /// Play games between bot programs and record them (see README, "Running matches").
-    Match(crate::matches::MatchArgs),
+    Match(Box<crate::matches::MatchArgs>),
     /// Run a built-in bot speaking the bot protocol on stdin/stdout.
     Bot(BotArgs),
     /// Show recorded games again: in the terminal, as an HTML viewer, or verified by the rules.

@@ -3,6 +3,8 @@
 pub mod bots;
 pub mod cli;
 pub mod exit;
+pub mod explain;
+pub mod limits;
 pub mod matches;
 pub mod options;
 pub mod process;

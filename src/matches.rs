@@ -4,6 +4,7 @@
 
 use crate::bots;
 use crate::exit::{self, fail};
+use crate::explain;
 use crate::process::{
     become_subreaper, install_signal_handlers, interrupted, split_command, sweep_strays, BotLog,
     Guard,
@@ -75,6 +76,8 @@ pub struct MatchArgs {
     /// Time a bot gets to exit after its stdin is closed, before SIGTERM and SIGKILL.
     #[arg(long, default_value_t = 1000, value_name = "MS")]
     pub grace_ms: u64,
+    #[command(flatten)]
+    pub limits: crate::limits::LimitArgs,
 }
 
 /// A validated match.
@@ -108,8 +111,20 @@ struct Tally {
 }
 
 /// A friendly name for a bot command: `builtin:greedy` is `greedy`; `python3 bots/mine.py` is
-/// `mine`; `./target/release/best --depth 3` is `best`.
+/// `mine`; `./target/release/best --depth 3` is `best`. A sandbox prefix is skipped:
+/// `bwrap … -- python3 mine.py` is `mine` too.
 fn bot_name(argv: &[String]) -> String {
+    const SANDBOXES: &[&str] = &["bwrap", "firejail", "nsjail", "prlimit", "systemd-run"];
+    let program = argv
+        .first()
+        .map_or("", |p| p.rsplit('/').next().unwrap_or(p));
+    if SANDBOXES.contains(&program) {
+        if let Some(end) = argv.iter().position(|a| a == "--") {
+            if end + 1 < argv.len() {
+                return bot_name(&argv[end + 1..]);
+            }
+        }
+    }
     const INTERPRETERS: &[&str] = &[
         "python", "python3", "node", "nodejs", "java", "ruby", "perl", "sh", "bash", "deno", "bun",
         "pypy3", "env", "php", "lua",
@@ -159,6 +174,9 @@ impl MatchArgs {
             }
             self.bots.clone()
         };
+        if let Some(message) = explain::forgotten_quotes(&specs, &explain::options_after(&specs)) {
+            return Err(fail(exit::USAGE, message));
+        }
         if !(3..=4).contains(&specs.len()) {
             return Err(fail(
                 exit::USAGE,
@@ -178,6 +196,10 @@ impl MatchArgs {
         if self.clock_ms == Some(0) {
             return Err(fail(exit::USAGE, "--clock-ms 0: a clock needs some time"));
         }
+        self.limits
+            .limits()
+            .check(|key| format!("--limit-{}", key.replace('_', "-")))
+            .map_err(|e| fail(exit::USAGE, e))?;
         let seed = self.seed.unwrap_or_else(Rng::fresh_seed);
         let setup = self.board.setup(specs.len() as u32, seed);
         Rules::from_setup(&setup).map_err(|e| fail(exit::USAGE, e.to_string()))?;
@@ -233,6 +255,9 @@ impl MatchArgs {
             } else {
                 let argv = split_command(spec)
                     .map_err(|e| fail(exit::USAGE, format!("bot {}: {e}", i + 1)))?;
+                if let Some(problem) = explain::program_problem(&argv, dirs[i].as_deref()) {
+                    return Err(fail(exit::BOT_START, format!("bot {}: {problem}", i + 1)));
+                }
                 (bot_name(&argv), argv.clone(), argv)
             };
             players.push(Player {
@@ -242,6 +267,7 @@ impl MatchArgs {
                 dir: dirs[i].clone(),
                 log: None,
                 process: None,
+                limits: self.limits.limits(),
             });
         }
         // Names are how the table tells bots apart: the second `random` is `random-2`.
@@ -305,6 +331,8 @@ impl MatchArgs {
 struct Watch {
     show: bool,
     events: bool,
+    /// Per seat of the game being played, the bot's name and log file, for fault messages.
+    seated: Vec<(String, Option<PathBuf>)>,
 }
 
 impl Watch {
@@ -363,21 +391,13 @@ impl Observer for Watch {
 
     fn faulted(&mut self, game: &str, f: &FaultRecord, ms: Option<f64>) {
         self.event(|| json!({"type": "fault", "game": game, "fault": f, "ms": ms}));
-        // Faults are always worth a line on stderr: they are why a bot lost.
-        let tail = f.stderr_tail.trim_end();
-        let tail = tail.rsplit('\n').next().unwrap_or("");
-        eprintln!(
-            "multiversi: game {game}: seat {} disqualified at ply {}: {:?}: {}{}",
-            f.seat,
-            f.ply,
-            f.kind,
-            f.detail,
-            if tail.is_empty() {
-                String::new()
-            } else {
-                format!(" (stderr: {})", crate::protocol::truncate(tail, 120))
-            }
-        );
+        // Faults are always worth a message on stderr: they are why a bot lost.
+        let (name, log) = self.seated.get(f.seat).cloned().unwrap_or_default();
+        let bot = explain::FaultedBot {
+            name: &name,
+            log: log.as_deref(),
+        };
+        eprint!("{}", explain::fault_message(game, &bot, f));
     }
 }
 
@@ -421,6 +441,7 @@ pub fn run_match(args: &MatchArgs) -> Result<()> {
     let mut watch = Watch {
         show: config.show,
         events: config.events,
+        seated: Vec::new(),
     };
     let n = config.players.len();
     let mut tallies = vec![Tally::default(); n];
@@ -450,6 +471,18 @@ pub fn run_match(args: &MatchArgs) -> Result<()> {
             seed: Some(setup.seed),
             time: config.time,
         };
+        watch.seated = order
+            .iter()
+            .map(|&i| {
+                (
+                    config.players[i].name.clone(),
+                    config.players[i]
+                        .log
+                        .as_ref()
+                        .map(|l| l.path().to_path_buf()),
+                )
+            })
+            .collect();
         let Ok(record) = play_game(&game, &mut config.players, &order, &mut watch) else {
             break;
         };
@@ -599,5 +632,12 @@ mod tests {
         assert_eq!(bot_name(&v("node starter/js/bot.js")), "bot");
         assert_eq!(bot_name(&v("java -jar x.jar")), "x");
         assert_eq!(bot_name(&v("sh -c 'exec ./x'")), "sh");
+        assert_eq!(
+            bot_name(&v(
+                "bwrap --ro-bind / / --unshare-all -- python3 bots/mine.py"
+            )),
+            "mine"
+        );
+        assert_eq!(bot_name(&v("/usr/bin/bwrap --ro-bind / /")), "bwrap");
     }
 }

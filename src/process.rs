@@ -25,6 +25,7 @@
 //!   a bot writes beyond that waits in its pipe until the referee has judged the line it has. A
 //!   bot cannot make the referee's memory grow, whatever it writes.
 
+use crate::limits::Limits;
 use std::collections::VecDeque;
 use std::fs::File;
 use std::io::{self, Read, Write};
@@ -327,6 +328,15 @@ fn all_processes() -> Vec<ProcStat> {
         .collect()
 }
 
+/// The processes of a bot's group (its leader and the helpers still in the group).
+pub fn group_members(pgid: i32) -> Vec<i32> {
+    all_processes()
+        .into_iter()
+        .filter(|p| p.pgid == pgid && !p.zombie)
+        .map(|p| p.pid)
+        .collect()
+}
+
 /// Kills and reaps the referee's children that are neither the guard nor a bot it still runs,
 /// nor a helper still in a running bot's group: processes that left a bot's group and were
 /// re-parented to the referee (see `become_subreaper`), with their own groups. Their
@@ -391,6 +401,7 @@ pub fn sweep_strays(killed: Option<i32>) {
 pub struct BotLog {
     inner: Arc<Mutex<LogFile>>,
     protocol: bool,
+    path: std::path::PathBuf,
 }
 
 struct LogFile {
@@ -409,7 +420,13 @@ impl BotLog {
                 written: 0,
             })),
             protocol,
+            path: path.to_path_buf(),
         })
+    }
+
+    /// Where the log is, to tell a person.
+    pub fn path(&self) -> &Path {
+        &self.path
     }
 
     /// Appends bytes, up to the cap; past it, one note says so and nothing more is written.
@@ -541,6 +558,8 @@ pub struct BotProcess {
     /// The bot's log, if the run keeps logs.
     log: Option<BotLog>,
     status: Option<ExitStatus>,
+    /// The OS limits it runs under (see `crate::limits`).
+    pub(crate) enforced: crate::limits::Enforced,
 }
 
 fn set_nonblocking(fd: RawFd) -> io::Result<()> {
@@ -562,6 +581,16 @@ impl BotProcess {
         dir: Option<&Path>,
         log: Option<BotLog>,
     ) -> io::Result<BotProcess> {
+        Self::spawn_limited(argv, dir, log, &Limits::default())
+    }
+
+    /// `spawn`, under OS limits and optionally with a clean environment (see `crate::limits`).
+    pub fn spawn_limited(
+        argv: &[String],
+        dir: Option<&Path>,
+        log: Option<BotLog>,
+        limits: &Limits,
+    ) -> io::Result<BotProcess> {
         let (program, args) = argv
             .split_first()
             .ok_or_else(|| io::Error::new(io::ErrorKind::InvalidInput, "empty command"))?;
@@ -575,7 +604,11 @@ impl BotProcess {
         if let Some(dir) = dir {
             command.current_dir(dir);
         }
-        // SAFETY: getpid/prctl/getppid are async-signal-safe, as pre_exec requires.
+        if limits.clean_env {
+            command.env_clear().envs(Limits::clean_environment());
+        }
+        let rlimits = limits.rlimits();
+        // SAFETY: getpid/prctl/getppid/setrlimit are async-signal-safe, as pre_exec requires.
         let parent = unsafe { libc::getpid() };
         unsafe {
             command.pre_exec(move || {
@@ -588,7 +621,7 @@ impl BotProcess {
                 if libc::getppid() != parent {
                     return Err(io::Error::other("the referee is gone"));
                 }
-                Ok(())
+                rlimits.apply()
             });
         }
         let mut child = command.spawn()?;
@@ -624,6 +657,7 @@ impl BotProcess {
             stderr_done: Arc::new(AtomicBool::new(false)),
             log,
             status: None,
+            enforced: crate::limits::Enforced::new(*limits),
         };
         if let Some(stdin) = &bot.stdin {
             set_nonblocking(stdin.as_raw_fd())?;
@@ -1113,6 +1147,8 @@ fn signal_name(sig: i32) -> &'static str {
         libc::SIGALRM => "SIGALRM",
         libc::SIGTERM => "SIGTERM",
         libc::SIGBUS => "SIGBUS",
+        libc::SIGXCPU => "SIGXCPU",
+        libc::SIGXFSZ => "SIGXFSZ",
         _ => "signal",
     }
 }

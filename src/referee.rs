@@ -6,6 +6,7 @@
 //! its turns are skipped from then on, its discs stay on the board, it cannot win and ranks below
 //! every other player. The game goes on among the rest; when one player is left, it wins.
 
+use crate::limits::Limits;
 use crate::process::{describe_status, interrupted, wait_any, BotLog, BotProcess, Received};
 use crate::protocol::{
     fault_text, parse_reply, PlayerInfo, Reply, TimeControl, ToBot, TurnView, WireFault,
@@ -35,6 +36,8 @@ pub struct Player {
     pub log: Option<BotLog>,
     /// The running process; None before the first start and after a fault.
     pub process: Option<BotProcess>,
+    /// OS limits and environment it runs under.
+    pub limits: Limits,
 }
 
 impl Player {
@@ -50,10 +53,11 @@ impl Player {
             }
         }
         if self.process.is_none() {
-            self.process = Some(BotProcess::spawn(
+            self.process = Some(BotProcess::spawn_limited(
                 &self.argv,
                 self.dir.as_deref(),
                 self.log.clone(),
+                &self.limits,
             )?);
         }
         Ok(())
@@ -237,6 +241,7 @@ impl Game<'_> {
             }
             if let Some(p) = self.process(seat) {
                 p.log_note(&format!("game {} seat {seat}: start", setup.game));
+                p.begin_game_limits();
                 p.send(&starts[seat]);
             }
         }
@@ -279,6 +284,7 @@ impl Game<'_> {
                         Ok(()) => {
                             if let Some(p) = player.process.as_mut() {
                                 p.log_note(&format!("game {} seat {seat}: start", setup.game));
+                                p.begin_game_limits();
                                 p.send(&starts[seat]);
                             }
                             still.push(seat);
@@ -554,6 +560,12 @@ impl Game<'_> {
                     continue;
                 }
             };
+            // A bot that catches SIGXCPU may answer past its CPU allowance: the answer is void.
+            if self.process(seat).is_some_and(|p| p.cpu_limit_reached()) {
+                let detail = "answered after its CPU time was up (it caught SIGXCPU)".into();
+                self.disqualify(seat, FaultKind::Crash, detail, Some(fault_text(&line)));
+                continue;
+            }
             let ms = at
                 .saturating_duration_since(sent)
                 .saturating_sub(paused)
@@ -673,14 +685,22 @@ impl Game<'_> {
     }
 
     /// The sanction: kill the bot's group, take its seat out of the turn order, record why.
-    fn disqualify(&mut self, seat: Seat, kind: FaultKind, detail: String, text: Option<String>) {
+    fn disqualify(
+        &mut self,
+        seat: Seat,
+        kind: FaultKind,
+        mut detail: String,
+        text: Option<String>,
+    ) {
         let noticed_ms = self
             .awaiting_since
             .map(|sent| sent.elapsed().as_secs_f64() * 1000.0);
         let ply = self.position.ply();
         let process = self.players[self.order[seat]].process.take();
         let stderr_tail = match process {
-            Some(p) => {
+            Some(mut p) => {
+                // How it ended before the referee's kill, for the limit it may have run into.
+                let status = p.try_status();
                 p.log_note(&format!(
                     "game {} seat {seat}: disqualified at ply {ply} ({kind:?}): {detail}",
                     self.setup.game
@@ -689,6 +709,9 @@ impl Game<'_> {
                 p.signal_kill();
                 p.settle_stderr(Duration::from_millis(200));
                 let tail = p.stderr_tail(STDERR_TAIL_CHARS);
+                if matches!(kind, FaultKind::Crash | FaultKind::Timeout) {
+                    detail = p.explain_limit(detail, status, &tail);
+                }
                 p.kill();
                 tail
             }

@@ -2,8 +2,11 @@
 
 mod bots;
 mod cli;
+mod cluster;
 mod faults;
+mod first_hour;
 mod hostile;
+mod limits;
 mod matches;
 mod records;
 mod reference;

@@ -1,0 +1,210 @@
+//! A bot author's first hour: the messages a person sees when a bot or a command line goes wrong
+//! in the usual ways, checked as they appear on the terminal.
+
+use crate::support::*;
+use std::path::Path;
+use std::process::Output;
+
+/// Writes a Python bot into `dir` and returns its path.
+fn script(dir: &Path, name: &str, body: &str) -> std::path::PathBuf {
+    let path = dir.join(name);
+    std::fs::write(&path, body).expect("write bot");
+    path
+}
+
+/// One game of `bot` against two built-in bots, run in `dir`.
+fn match_in(dir: &Path, args: &[&str], unbuffered: bool) -> Output {
+    let mut command = multiversi();
+    command.current_dir(dir).arg("match").args(args);
+    if !unbuffered {
+        command.env_remove("PYTHONUNBUFFERED");
+    }
+    command.output().expect("multiversi runs")
+}
+
+const CHATTY: &str = "import sys, json\n\
+for line in sys.stdin:\n    m = json.loads(line)\n    if m['type'] == 'start':\n        \
+print('got start, I am seat', m['seat'], flush=True)\n";
+
+#[test]
+fn debug_output_on_stdout_is_shown_with_its_likely_cause() {
+    let dir = temp_dir("first-hour-chatty");
+    script(&dir, "chatty.py", CHATTY);
+    let out = match_in(
+        &dir,
+        &["python3 chatty.py", "builtin:greedy", "builtin:random"],
+        true,
+    );
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    assert!(
+        err.contains("bot 'chatty' (seat 0, black) disqualified at ply 0: malformed: not JSON"),
+        "{err}"
+    );
+    assert!(
+        err.contains("\n  received: got start, I am seat 0\n"),
+        "{err}"
+    );
+    assert!(
+        err.contains("is the bot printing debug output to stdout? Use stderr"),
+        "{err}"
+    );
+}
+
+#[test]
+fn a_bot_that_does_not_flush_is_asked_about_flushing() {
+    let dir = temp_dir("first-hour-noflush");
+    script(
+        &dir,
+        "noflush.py",
+        "import sys, json\nfor line in sys.stdin:\n    print(json.dumps({'type': 'ready'}))\n",
+    );
+    let out = match_in(
+        &dir,
+        &[
+            "python3 noflush.py",
+            "builtin:greedy",
+            "builtin:random",
+            "--startup-ms",
+            "1000",
+        ],
+        false,
+    );
+    let err = stderr(&out);
+    assert!(
+        err.contains(
+            "bot 'noflush' (seat 0, black) disqualified at ply 0: timeout: no ready within 1000 ms"
+        ),
+        "{err}"
+    );
+    assert!(
+        err.contains("hint: does the bot flush stdout after each line?"),
+        "{err}"
+    );
+}
+
+#[test]
+fn a_crash_shows_the_whole_traceback_and_where_the_log_is() {
+    let dir = temp_dir("first-hour-crash");
+    script(
+        &dir,
+        "crashy.py",
+        "import sys, json\nprint('warming up', file=sys.stderr)\n\
+def answer(m):\n    if m['type'] == 'start':\n        return {'type': 'ready'}\n    \
+return {'type': 'move', 'square': m['legal'][0] / 2}\n\
+for line in sys.stdin:\n    print(json.dumps(answer(json.loads(line))), flush=True)\n",
+    );
+    let out = match_in(
+        &dir,
+        &[
+            "python3 crashy.py",
+            "builtin:greedy",
+            "builtin:random",
+            "--log-dir",
+            "logs",
+        ],
+        true,
+    );
+    let err = stderr(&out);
+    assert!(
+        err.contains(
+            "bot 'crashy' (seat 0, black) disqualified at ply 0: crash: exited (exit code 1)"
+        ),
+        "{err}"
+    );
+    let shown: Vec<&str> = err.lines().filter_map(|l| l.strip_prefix("  | ")).collect();
+    assert_eq!(
+        shown.first(),
+        Some(&"Traceback (most recent call last):"),
+        "{err}"
+    );
+    assert!(
+        shown.iter().any(|l| l.contains("in answer")),
+        "the traceback's middle is kept: {err}"
+    );
+    assert!(
+        shown
+            .last()
+            .unwrap()
+            .starts_with("TypeError: unsupported operand"),
+        "{err}"
+    );
+    assert!(!err.contains("warming up"), "only the traceback: {err}");
+    assert!(
+        err.contains("  its whole stderr: logs/bot1-crashy.log\n"),
+        "{err}"
+    );
+    let log = std::fs::read_to_string(dir.join("logs/bot1-crashy.log")).unwrap();
+    assert!(log.contains("warming up") && log.contains("TypeError"));
+}
+
+#[test]
+fn forgotten_quotes_say_what_to_type() {
+    let dir = temp_dir("first-hour-quotes");
+    script(&dir, "mybot.py", CHATTY);
+    let out = match_in(
+        &dir,
+        &[
+            "python3",
+            "mybot.py",
+            "builtin:greedy",
+            "builtin:random",
+            "--games",
+            "4",
+        ],
+        true,
+    );
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.starts_with("multiversi: bot 1 is 'python3' alone"),
+        "{err}"
+    );
+    assert!(
+        err.contains(
+            "\n  multiversi match \"python3 mybot.py\" builtin:greedy builtin:random --games 4\n"
+        ),
+        "{err}"
+    );
+}
+
+#[test]
+fn a_script_in_the_current_directory_is_not_on_path() {
+    let dir = temp_dir("first-hour-path");
+    script(&dir, "mybot.py", CHATTY);
+    let out = match_in(
+        &dir,
+        &["mybot.py", "builtin:greedy", "builtin:random"],
+        true,
+    );
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(4), "{err}");
+    assert!(
+        err.contains(
+            "bot 1: 'mybot.py' is a file in the current directory, but a command without a '/' \
+             is looked up on PATH"
+        ),
+        "{err}"
+    );
+    assert!(err.contains("type \"python3 mybot.py\""), "{err}");
+}
+
+#[test]
+fn a_script_that_is_not_executable_names_its_interpreter() {
+    let dir = temp_dir("first-hour-noexec");
+    script(&dir, "mybot.js", "console.log('hi')\n");
+    let out = match_in(
+        &dir,
+        &["./mybot.js --fast", "builtin:greedy", "builtin:random"],
+        true,
+    );
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(4), "{err}");
+    assert!(
+        err.contains(
+            "bot 1: './mybot.js' exists but is not executable: run it with its interpreter: \
+             \"node ./mybot.js --fast\""
+        ),
+        "{err}"
+    );
+}
