@@ -4,6 +4,7 @@ pub mod bots;
 pub mod cli;
 pub mod exit;
 pub mod explain;
+pub mod league;
 pub mod limits;
 pub mod matches;
 pub mod options;

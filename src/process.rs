@@ -119,21 +119,29 @@ pub fn split_command(line: &str) -> Result<Vec<String>, String> {
 // ---------------------------------------------------------------------------------------------
 // Process groups known to the signal handler.
 
-/// Process groups of live bots, so that the signal handler can kill them without locks.
-static GROUPS: [AtomicI32; 64] = [const { AtomicI32::new(0) }; 64];
+/// Process groups of live bots, so that the signal handler can kill them without locks. Room for
+/// every bot of the most concurrent games a run may play (`MAX_LIVE_BOTS`).
+static GROUPS: [AtomicI32; MAX_LIVE_BOTS] = [const { AtomicI32::new(0) }; MAX_LIVE_BOTS];
+/// The most bots that may run at once (several workers each run one game's bots).
+pub const MAX_LIVE_BOTS: usize = 1024;
+/// Held while a bot is started until its group is registered, and while a sweep looks for
+/// strays: with several workers starting and killing bots at once, a sweep must never take a
+/// bot another worker has just started (a child of the referee whose group is not yet listed).
+static CHILDREN: Mutex<()> = Mutex::new(());
 /// Set by the signal handler; the match loop stops at once when it sees it.
 static INTERRUPTED: AtomicBool = AtomicBool::new(false);
 
-fn register_group(pgid: i32) {
-    for slot in &GROUPS {
-        if slot
-            .compare_exchange(0, pgid, Ordering::SeqCst, Ordering::SeqCst)
+/// Lists a bot's group; false when every slot is taken (the caller then kills the bot: an
+/// unlisted bot would be taken for a stray).
+fn register_group(pgid: i32) -> bool {
+    let listed = GROUPS.iter().any(|slot| {
+        slot.compare_exchange(0, pgid, Ordering::SeqCst, Ordering::SeqCst)
             .is_ok()
-        {
-            break;
-        }
+    });
+    if listed {
+        tell_guard(&format!("+{pgid}\n"));
     }
-    tell_guard(&format!("+{pgid}\n"));
+    listed
 }
 
 fn unregister_group(pgid: i32) {
@@ -345,8 +353,8 @@ pub fn group_members(pgid: i32) -> Vec<i32> {
 /// members' orphans appear only as those members exit, so the sweep also waits for them.
 ///
 /// Each stray is reaped by its own pid, never with `waitpid(-1)`, which could take the exit
-/// status of a bot that `std::process::Child` still waits for. Sweeps run on the thread that
-/// starts bots, so no bot can be between its start and `register_group` meanwhile.
+/// status of a bot that `std::process::Child` still waits for. Each scan holds `CHILDREN`, so no
+/// bot of any worker can be between its start and `register_group` meanwhile.
 pub fn sweep_strays(killed: Option<i32>) {
     if !SUBREAPER.load(Ordering::SeqCst) {
         return;
@@ -356,6 +364,7 @@ pub fn sweep_strays(killed: Option<i32>) {
     let guard = GUARD_PID.load(Ordering::SeqCst);
     let until = Instant::now() + SWEEP_LIMIT;
     loop {
+        let listing = CHILDREN.lock().unwrap_or_else(|e| e.into_inner());
         let bots: Vec<i32> = GROUPS
             .iter()
             .map(|slot| slot.load(Ordering::SeqCst))
@@ -384,6 +393,7 @@ pub fn sweep_strays(killed: Option<i32>) {
                 libc::waitpid(stray.pid, std::ptr::null_mut(), libc::WNOHANG);
             }
         }
+        drop(listing);
         if Instant::now() >= until {
             return;
         }
@@ -397,13 +407,14 @@ pub fn sweep_strays(killed: Option<i32>) {
 /// A bot's log file (`--log-dir`): its stderr, the referee's notes on it (games, faults) and,
 /// with `--log-protocol`, every protocol line in both directions with the time. One log serves
 /// every process started for the bot during a run, so its cap holds per bot, not per start.
-#[derive(Clone)]
+#[derive(Clone, Debug)]
 pub struct BotLog {
     inner: Arc<Mutex<LogFile>>,
     protocol: bool,
     path: std::path::PathBuf,
 }
 
+#[derive(Debug)]
 struct LogFile {
     /// None once the cap is reached (or a write failed).
     file: Option<File>,
@@ -581,13 +592,15 @@ impl BotProcess {
         dir: Option<&Path>,
         log: Option<BotLog>,
     ) -> io::Result<BotProcess> {
-        Self::spawn_limited(argv, dir, log, &Limits::default())
+        Self::spawn_limited(argv, dir, &[], log, &Limits::default())
     }
 
-    /// `spawn`, under OS limits and optionally with a clean environment (see `crate::limits`).
+    /// `spawn`, under OS limits, optionally with a clean environment (see `crate::limits`), and
+    /// with `env` added to the environment (a league's `env` for a bot).
     pub fn spawn_limited(
         argv: &[String],
         dir: Option<&Path>,
+        env: &[(String, String)],
         log: Option<BotLog>,
         limits: &Limits,
     ) -> io::Result<BotProcess> {
@@ -607,13 +620,15 @@ impl BotProcess {
         if limits.clean_env {
             command.env_clear().envs(Limits::clean_environment());
         }
+        command.envs(env.iter().map(|(k, v)| (k, v)));
         let rlimits = limits.rlimits();
         // SAFETY: getpid/prctl/getppid/setrlimit are async-signal-safe, as pre_exec requires.
         let parent = unsafe { libc::getpid() };
         unsafe {
             command.pre_exec(move || {
-                // The kernel sends SIGKILL to this child when the thread that started it ends;
-                // the referee starts bots from its main thread, so that means the referee.
+                // The kernel sends SIGKILL to this child when the thread that started it ends:
+                // the referee's main thread, or the worker that owns the bot, which shuts its
+                // bots down before it ends.
                 if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL as libc::c_ulong) != 0 {
                     return Err(io::Error::last_os_error());
                 }
@@ -624,9 +639,22 @@ impl BotProcess {
                 rlimits.apply()
             });
         }
-        let mut child = command.spawn()?;
+        let started = {
+            let _listing = CHILDREN.lock().unwrap_or_else(|e| e.into_inner());
+            command.spawn().map(|child| {
+                let listed = register_group(child.id() as i32);
+                (child, listed)
+            })
+        };
+        let (mut child, listed) = started?;
         let pgid = child.id() as i32;
-        register_group(pgid);
+        if !listed {
+            kill_group(pgid);
+            let _ = child.wait();
+            return Err(io::Error::other(format!(
+                "more than {MAX_LIVE_BOTS} bots at once: lower the concurrency"
+            )));
+        }
         let (Some(stdin), Some(stdout), Some(stderr)) =
             (child.stdin.take(), child.stdout.take(), child.stderr.take())
         else {

@@ -13,9 +13,10 @@ use crate::protocol::{
     MAX_LINE_BYTES,
 };
 use crate::record::{
-    FaultKind, FaultRecord, GameRecord, MoveRecord, ReadyInfo, SeatRecord, FORMAT, VERSION,
+    FaultKind, FaultRecord, GameRecord, MoveRecord, ReadyInfo, ScheduleRef, SeatRecord, FORMAT,
+    VERSION,
 };
-use crate::rules::{Colour, IllegalReason, Outcome, Position, Rules, Seat};
+use crate::rules::{Colour, IllegalReason, Outcome, Position, Rules, Seat, Square};
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
@@ -34,6 +35,8 @@ pub struct Player {
     pub dir: Option<PathBuf>,
     /// The bot's log, if the match keeps logs: opened once, shared by all its processes.
     pub log: Option<BotLog>,
+    /// Variables added to the bot's environment.
+    pub env: Vec<(String, String)>,
     /// The running process; None before the first start and after a fault.
     pub process: Option<BotProcess>,
     /// OS limits and environment it runs under.
@@ -56,6 +59,7 @@ impl Player {
             self.process = Some(BotProcess::spawn_limited(
                 &self.argv,
                 self.dir.as_deref(),
+                &self.env,
                 self.log.clone(),
                 &self.limits,
             )?);
@@ -79,6 +83,31 @@ pub struct GameSetup {
     pub rules: Rules,
     pub seed: Option<u64>,
     pub time: TimeControl,
+    /// Moves the referee plays itself after `start` and before the first `turn` (a league's
+    /// random opening; see `random_opening`). Bots see them in their first turn's `moves`.
+    pub opening: Vec<Square>,
+    /// Where the game sits in its schedule, copied into the record.
+    pub place: Option<ScheduleRef>,
+}
+
+/// `plies` random legal moves from the start position of `rules`, drawn from `seed`: a league
+/// deal's opening, the same in every seating of the deal. Stops early if the game would end.
+pub fn random_opening(rules: &Rules, plies: u32, seed: u64) -> Vec<Square> {
+    let mut rng = crate::rng::Rng::new(seed);
+    let mut position = Position::new(rules.clone());
+    let mut moves = Vec::new();
+    for _ in 0..plies {
+        let (legal, _) = position.legal_moves();
+        if legal.is_empty() {
+            break;
+        }
+        let square = legal[rng.below(legal.len() as u64) as usize];
+        if position.play(square).is_err() || position.is_over() {
+            break;
+        }
+        moves.push(square);
+    }
+    moves
 }
 
 /// The run was interrupted by a signal; the game is not recorded.
@@ -140,6 +169,7 @@ pub fn play_game(
     game.handshake(&mut seats)?;
     game.observer
         .game_started(&setup.game, &seats, &game.position);
+    let opening = game.play_opening();
     game.play_turns()?;
 
     let scores = game.position.scores();
@@ -184,12 +214,38 @@ pub fn play_game(
         scores,
         result,
         ranking,
-        opening: 0,
-        schedule: None,
+        opening,
+        schedule: setup.place.clone(),
     })
 }
 
 impl Game<'_> {
+    /// Plays the setup's opening moves for the seats to move, taking no time off any clock;
+    /// returns how many were played.
+    fn play_opening(&mut self) -> u32 {
+        for &square in &self.setup.opening {
+            let ply = self.position.ply();
+            let seat = self.position.to_move();
+            // An opening comes from `random_opening` on these rules, so every move is legal; one
+            // that is not ends the opening rather than the game.
+            let Ok(played) = self.position.play(square) else {
+                break;
+            };
+            let record = MoveRecord {
+                ply,
+                seat,
+                square,
+                kind: played.kind,
+                flips: played.flips,
+                ms: 0.0,
+            };
+            self.observer
+                .moved(&self.setup.game, &record, &self.position);
+            self.moves.push(record);
+        }
+        self.moves.len() as u32
+    }
+
     fn process(&mut self, seat: Seat) -> Option<&mut BotProcess> {
         self.players[self.order[seat]].process.as_mut()
     }

@@ -112,7 +112,7 @@ fn play(record: &GameRecord) -> (Vec<String>, Vec<String>, Vec<u32>, String) {
 }
 
 /// The job-array mechanics with `multiversi match`: each task of a 3-task array plays a short
-/// match seeded from its task index (game g of task t has seed 100 t + g, so no two tasks share a
+/// match seeded from its task index (deal d of task t has seed 100 t + d, so no two tasks share a
 /// game) and records it in a file of its own. Every task must have
 /// run exactly once, with its own index, and played the very games the same match plays here.
 #[test]
@@ -159,7 +159,9 @@ fn a_slurm_job_array_runs_one_match_per_task() {
         assert!(out.status.success(), "{}", stderr(&out));
         let here = read_records(&here);
         for (g, (a, b)) in shard.iter().zip(&here).enumerate() {
-            assert_eq!(a.seed, Some(100 * u64::from(task) + g as u64));
+            // A match's games are deals of 3! = 6 seatings; each deal's seed is the match's
+            // seed plus the deal's number, shared by its seatings.
+            assert_eq!(a.seed, Some(100 * u64::from(task) + g as u64 / 6));
             assert_eq!(play(a), play(b), "task {task} played the seeded games");
         }
     }

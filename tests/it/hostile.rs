@@ -59,8 +59,9 @@ fn verify_holds(path: &Path) {
 #[test]
 fn a_second_answer_is_malformed_at_the_ply_it_arrives_in_every_game() {
     // Answers twice at its first turn of each game: both lines in one write, or the second 5 ms
-    // after the first while the next bot thinks (150 ms at its first two turns). Either way the
-    // extra line is noticed before anything else goes out, at the ply after its move.
+    // after the first while the next bot thinks (both others take 150 ms at their first two
+    // turns, whatever the seating). Either way the extra line is noticed before anything else
+    // goes out, at the ply after its move.
     let handles: Vec<_> = [("spam", "0"), ("spam-later", "5")]
         .into_iter()
         .map(|(mode, delay)| {
@@ -70,7 +71,7 @@ fn a_second_answer_is_malformed_at_the_ply_it_arrives_in_every_game() {
                 let bots = [
                     bad_bot(&pids, mode, 1, delay),
                     bad_bot(&pids, "slow", 2, "150"),
-                    "builtin:random".to_string(),
+                    bad_bot(&pids, "slow", 2, "150"),
                 ];
                 let (records, _) = play(&dir, &bots, &["--games", "20"]);
                 assert_eq!(records.len(), 20);
@@ -107,32 +108,31 @@ fn a_move_before_any_turn_and_a_death_between_turns_are_faults_when_they_happen(
             std::thread::spawn(move || {
                 let dir = temp_dir(&format!("hostile-{mode}"));
                 let pids = dir.join("pids");
-                // The scripted bot sits in seat 1: the next seat thinks for 150 ms at its first
-                // two turns, and the first seat moves before it.
+                // Whatever the seating, the bot after it thinks for 150 ms at its first two turns.
                 let bots = [
-                    "builtin:greedy".to_string(),
                     bad_bot(&pids, mode, turn, "5"),
                     bad_bot(&pids, "slow", 2, "150"),
-                    "builtin:random".to_string(),
+                    bad_bot(&pids, "slow", 2, "150"),
                 ];
                 let (records, err) = play(&dir, &bots, &[]);
                 let r = &records[0];
                 check_record(r);
+                let s = seat_of(r, "bad");
                 assert_eq!(r.faults.len(), 1, "{mode}: {:?}", r.faults);
                 let f = &r.faults[0];
-                assert_eq!(f.seat, 1);
+                assert_eq!(f.seat, s);
                 if mode == "eager" {
                     // Its move came with its ready, before any turn: noticed at the start.
                     assert_eq!((f.kind, f.ply), (FaultKind::Malformed, 0), "{f:?}");
                     assert!(f.detail.contains("no reply was due"), "{f:?}");
                     assert!(f.text.as_deref().unwrap_or("").contains("d3"), "{f:?}");
-                    assert!(r.moves.iter().all(|m| m.seat != 1));
+                    assert!(r.moves.iter().all(|m| m.seat != s));
                 } else {
-                    // It answered at ply 1 and died while seat 2 was thinking at ply 2.
-                    assert_eq!((f.kind, f.ply), (FaultKind::Crash, 2), "{f:?}");
+                    // It answered at its first turn and died while the next seat was thinking.
+                    assert_eq!((f.kind, f.ply), (FaultKind::Crash, s as u32 + 1), "{f:?}");
                     assert!(f.detail.contains("exit code 3"), "{f:?}");
                     assert!(f.detail.contains("no reply was due"), "{f:?}");
-                    assert_eq!(r.moves[1].seat, 1);
+                    assert_eq!(r.moves[s].seat, s);
                 }
                 assert!(err.contains("disqualified"), "{err}");
                 verify_holds(&dir.join("games.jsonl"));
@@ -222,15 +222,17 @@ fn the_referee_stays_under_8_mb_whatever_a_bot_writes() {
                 } else {
                     assert_eq!(r.faults.len(), 1, "{mode}: {:?}", r.faults);
                     let f = &r.faults[0];
-                    assert_eq!((f.seat, f.kind), (0, FaultKind::Malformed), "{f:?}");
+                    let s = seat_of(&r, "bad");
+                    assert_eq!((f.seat, f.kind), (s, FaultKind::Malformed), "{f:?}");
                     assert!(f.detail.contains("longer than 16384 bytes"), "{f:?}");
+                    let first_turn = s as u32;
                     if mode == "flood-pipe" {
                         // As its answer, at its own turn.
-                        assert_eq!(f.ply, 0, "{f:?}");
+                        assert_eq!(f.ply, first_turn, "{f:?}");
                     } else {
-                        // Unasked, while another bot thinks (the flood takes the bot a moment
+                        // Unasked, while other bots think (the flood takes the bot a moment
                         // to start), and never read as the answer to its next turn.
-                        assert!((1..=3).contains(&f.ply), "{f:?}");
+                        assert!((first_turn + 1..first_turn + 4).contains(&f.ply), "{f:?}");
                         assert!(f.detail.contains("no reply was due"), "{f:?}");
                     }
                 }
@@ -266,7 +268,12 @@ fn a_line_at_the_cap_may_end_in_crlf_and_a_square_that_names_nothing_is_illegal(
                 // Off the board or no square at all: one rule, an illegal move.
                 assert_eq!(r.faults.len(), 1, "{:?}", r.faults);
                 let f = &r.faults[0];
-                assert_eq!((f.seat, f.kind, f.ply), (0, FaultKind::Illegal, 0), "{f:?}");
+                let s = seat_of(r, "bad");
+                assert_eq!(
+                    (f.seat, f.kind, f.ply),
+                    (s, FaultKind::Illegal, s as u32),
+                    "{f:?}"
+                );
                 assert_eq!(
                     f.detail,
                     format!("illegal move {square}: the square is not on the board")

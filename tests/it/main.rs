@@ -3,11 +3,16 @@
 mod bots;
 mod cli;
 mod cluster;
+mod exit_codes;
+mod fault_kinds;
 mod faults;
 mod first_hour;
 mod hostile;
+mod league;
+mod lifecycle;
 mod limits;
 mod matches;
+mod messages;
 mod records;
 mod reference;
 mod replay;

@@ -4,7 +4,9 @@ use crate::support::*;
 use multiversi::record::GameRecord;
 use multiversi::rules::{Outcome, Position};
 
-/// Replays a record's moves through the rules and checks every recorded fact against them.
+/// Replays a record's moves through the rules and checks every recorded fact against them; the
+/// end (the game is over, the final board, scores, result and ranking) is also worked out by the
+/// plain second implementation in `reference.rs`, so a truncated record or a wrong ranking fails.
 pub fn check_record(record: &GameRecord) {
     let mut position = Position::new(record.rules.clone());
     assert_eq!(position.rows(), record.initial_rows);
@@ -29,6 +31,47 @@ pub fn check_record(record: &GameRecord) {
         Outcome::decide(&record.scores, record.rules.anti, &eligible),
         record.result
     );
+    let plain = crate::reference::plain_end(record);
+    assert!(
+        plain.ended,
+        "game {}: the board is not finished and more than one player is left",
+        record.game
+    );
+    assert_eq!(plain.rows, record.final_rows, "final rows");
+    assert_eq!(plain.scores, record.scores, "scores");
+    assert_eq!(plain.ranking, record.ranking, "ranking");
+    let winner = match record.result {
+        Outcome::Win { winner } => Some(winner),
+        Outcome::Draw => None,
+    };
+    assert_eq!(plain.winner, winner, "result");
+}
+
+#[test]
+fn check_record_refuses_a_truncated_game_or_a_wrong_ranking() {
+    let good = crate::records::game(&crate::records::Spec::new(
+        4,
+        multiversi::rules::BoardKind::Eight,
+        3,
+    ));
+    check_record(&good);
+    let panics = |r: GameRecord| std::panic::catch_unwind(move || check_record(&r)).is_err();
+    // The record of a game cut off after 30 moves, consistent in itself otherwise.
+    let mut cut = good.clone();
+    cut.moves.truncate(30);
+    let mut position = Position::new(cut.rules.clone());
+    for m in &cut.moves {
+        position.play(m.square).unwrap();
+    }
+    cut.final_rows = position.rows();
+    cut.scores = position.scores();
+    let eligible = vec![true; 4];
+    cut.result = Outcome::decide(&cut.scores, false, &eligible);
+    cut.ranking = multiversi::rules::ranking(&cut.scores, false, &eligible);
+    assert!(panics(cut), "a truncated game passed");
+    let mut wrong = good.clone();
+    wrong.ranking.reverse();
+    assert!(panics(wrong), "a reversed ranking passed");
 }
 
 #[test]
@@ -169,8 +212,36 @@ fn without_bots_four_built_in_bots_play() {
     ]);
     assert!(out.status.success(), "{}", stderr(&out));
     let r = &read_records(&record)[0];
-    let names: Vec<&str> = r.seats.iter().map(|s| s.name.as_str()).collect();
-    assert_eq!(names, multiversi::bots::default_lineup(4));
+    // README: without bots, `best` plays `brs+`, `greedy` and `random`.
+    let commands: Vec<&str> = r.seats.iter().map(|s| s.command[0].as_str()).collect();
+    assert_eq!(
+        commands,
+        [
+            "builtin:best",
+            "builtin:brs+",
+            "builtin:greedy",
+            "builtin:random"
+        ]
+    );
+    check_record(r);
+    // Three players: `best`, `greedy` and `random`.
+    let record = dir.join("three.jsonl");
+    let out = run(&[
+        "match",
+        "--players",
+        "3",
+        "--move-ms",
+        "50",
+        "--record",
+        record.to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let r = &read_records(&record)[0];
+    let commands: Vec<&str> = r.seats.iter().map(|s| s.command[0].as_str()).collect();
+    assert_eq!(
+        commands,
+        ["builtin:best", "builtin:greedy", "builtin:random"]
+    );
     check_record(r);
 }
 

@@ -1087,3 +1087,102 @@ fn illegal_moves_say_why_and_change_nothing() {
     let played = pos.play("f4".parse().expect("square")).expect("legal");
     assert_eq!(played.flips, vec!["e4".parse::<Square>().expect("square")]);
 }
+
+// ---------------------------------------------------------------------------------------------
+// Records worked out by the reference: what a recorded game's end must be
+// ---------------------------------------------------------------------------------------------
+
+/// How a recorded game must end, worked out by the reference alone from the record's rules,
+/// moves and faults (none of the engine's or the referee's code).
+#[derive(Debug, PartialEq)]
+pub struct PlainEnd {
+    pub rows: Vec<String>,
+    pub scores: Vec<u32>,
+    /// The board is finished, or at most one player is left.
+    pub ended: bool,
+    /// The winner's seat, or None for a draw of the whole table.
+    pub winner: Option<usize>,
+    /// Places, best first, as RECORD.md defines them.
+    pub ranking: Vec<Vec<usize>>,
+}
+
+/// Replays a record with the reference (each move must be legal for the seat the reference has
+/// to move) and works out its end.
+pub fn plain_end(record: &multiversi::record::GameRecord) -> PlainEnd {
+    let blocked: Vec<Sq> = record
+        .rules
+        .blocked
+        .iter()
+        .map(|sq| (sq.col as usize, sq.row as usize))
+        .collect();
+    let mut game = Game::new(
+        record.rules.board.name(),
+        record.rules.players as usize,
+        record.rules.anti,
+        &blocked,
+    );
+    assert_eq!(game.rows(), record.initial_rows, "the starting board");
+    let take_out = |game: &mut Game, ply: u32| {
+        for f in record.faults.iter().filter(|f| f.ply == ply) {
+            if game.out.iter().filter(|&&o| !o).count() > 1 {
+                game.remove(f.seat);
+            } else {
+                game.out[f.seat] = true;
+            }
+        }
+    };
+    let mut ply = 0;
+    for m in &record.moves {
+        while ply <= m.ply {
+            take_out(&mut game, ply);
+            ply += 1;
+        }
+        assert_eq!(game.to_move, m.seat, "ply {}: the seat to move", m.ply);
+        let (kind, flips) = game
+            .play(m.square.col as i32, m.square.row as i32)
+            .unwrap_or_else(|why| panic!("ply {}: {} refused: {why:?}", m.ply, m.square));
+        assert_eq!(kind, kind_of(m.kind), "ply {}", m.ply);
+        assert_eq!(to_squares(&flips), m.flips, "ply {}", m.ply);
+    }
+    // Faults after the last move (the seat to move failed, or failed to start).
+    let last = record.moves.len() as u32;
+    while ply <= last {
+        take_out(&mut game, ply);
+        ply += 1;
+    }
+    let in_game: Vec<usize> = (0..game.players).filter(|&s| !game.out[s]).collect();
+    let ended = in_game.len() <= 1 || game.is_over();
+    let scores = game.scores();
+    // The best count among those still in the game (the fewest discs with Anti-Reversi).
+    let mut counts: Vec<u32> = in_game.iter().map(|&s| scores[s]).collect();
+    counts.sort_unstable();
+    counts.dedup();
+    if !game.anti {
+        counts.reverse();
+    }
+    let mut ranking: Vec<Vec<usize>> = counts
+        .iter()
+        .map(|&c| {
+            in_game
+                .iter()
+                .copied()
+                .filter(|&s| scores[s] == c)
+                .collect()
+        })
+        .collect();
+    let winner = match ranking.first() {
+        Some(first) if first.len() == 1 => Some(first[0]),
+        _ => None,
+    };
+    let out: Vec<usize> = (0..game.players).filter(|&s| game.out[s]).collect();
+    if !out.is_empty() {
+        ranking.push(out);
+    }
+    PlainEnd {
+        rows: game.rows(),
+        scores,
+        ended,
+        winner,
+        ranking,
+    }
+}

@@ -441,6 +441,8 @@ fn records_of_faulty_bots_verify() {
             "300",
             "--grace-ms",
             "100",
+            // `exit-at-once` never answers start: play the game anyway.
+            "--keep-going",
             "--record",
             path.to_str().unwrap(),
         ]);

@@ -1,4 +1,4 @@
-//! Ctrl-C and a killed referee: every bot goes, finished games stay on disk.
+//! Ctrl-C, SIGTERM, SIGHUP and a killed referee: every bot goes, finished games stay on disk.
 
 use crate::faults::assert_no_process_left;
 use crate::support::*;
@@ -8,9 +8,9 @@ use std::time::{Duration, Instant};
 
 fn bad_bot(pids: &Path, mode: &str, turn: u32, arg: &str) -> String {
     format!(
-        "python3 {}/tests/bots/bad.py {} {mode} {turn} {arg}",
-        env!("CARGO_MANIFEST_DIR"),
-        pids.display()
+        "python3 {} {} {mode} {turn} {arg}",
+        test_bot("bad.py"),
+        quote(pids)
     )
 }
 
@@ -29,7 +29,7 @@ fn lines(path: &Path) -> usize {
 
 /// Starts a long match of slow bots (one with a helper that ignores SIGTERM) and returns it
 /// once at least one game is on disk.
-fn long_match(dir: &Path) -> std::process::Child {
+fn long_match(dir: &Path) -> KillOnDrop {
     let pids = dir.join("pids");
     let record = dir.join("games.jsonl");
     let child = multiversi()
@@ -49,35 +49,45 @@ fn long_match(dir: &Path) -> std::process::Child {
         .stderr(Stdio::piped())
         .spawn()
         .expect("multiversi starts");
+    let child = KillOnDrop(child);
     wait_for("a finished game", || lines(&record) >= 1);
     child
 }
 
 #[test]
-fn ctrl_c_ends_the_run_at_once_and_keeps_finished_games() {
-    let dir = temp_dir("sigint");
-    let mut child = long_match(&dir);
-    // SAFETY: signalling the child we started.
-    unsafe {
-        libc::kill(child.id() as i32, libc::SIGINT);
+fn ctrl_c_sigterm_and_sighup_end_the_run_at_once_and_keep_finished_games() {
+    for (signal, name) in [
+        (libc::SIGINT, "sigint"),
+        (libc::SIGTERM, "sigterm"),
+        (libc::SIGHUP, "sighup"),
+    ] {
+        let dir = temp_dir(name);
+        let mut child = long_match(&dir);
+        // SAFETY: signalling the child we started.
+        unsafe {
+            libc::kill(child.id() as i32, signal);
+        }
+        let asked = Instant::now();
+        let status = child.wait().expect("multiversi ends");
+        assert!(
+            asked.elapsed() < Duration::from_secs(5),
+            "{name}: {:?}",
+            asked.elapsed()
+        );
+        assert_eq!(status.code(), Some(130), "{name}");
+        let mut err = String::new();
+        std::io::Read::read_to_string(child.stderr.as_mut().unwrap(), &mut err).unwrap();
+        assert!(err.contains("interrupted after"), "{name}: {err}");
+        // Every line on disk is a whole game that holds, and the game cut short is not there.
+        let text = std::fs::read_to_string(dir.join("games.jsonl")).unwrap();
+        assert!(text.ends_with('\n'), "{name}: a line cut short");
+        let records = read_records(&dir.join("games.jsonl"));
+        assert!(!records.is_empty());
+        for r in &records {
+            crate::matches::check_record(r);
+        }
+        assert_no_process_left(&dir.join("pids"));
     }
-    let asked = Instant::now();
-    let status = child.wait().expect("multiversi ends");
-    assert!(
-        asked.elapsed() < Duration::from_secs(5),
-        "{:?}",
-        asked.elapsed()
-    );
-    assert_eq!(status.code(), Some(130));
-    let mut err = String::new();
-    std::io::Read::read_to_string(child.stderr.as_mut().unwrap(), &mut err).unwrap();
-    assert!(err.contains("interrupted after"), "{err}");
-    let records = read_records(&dir.join("games.jsonl"));
-    assert!(!records.is_empty());
-    for r in &records {
-        crate::matches::check_record(r);
-    }
-    assert_no_process_left(&dir.join("pids"));
 }
 
 #[test]

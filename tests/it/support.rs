@@ -39,3 +39,81 @@ pub fn read_records(path: &std::path::Path) -> Vec<multiversi::record::GameRecor
         .map(|l| serde_json::from_str(l).expect("record line parses"))
         .collect()
 }
+
+/// A path as one word of a bot command: the referee splits commands like a shell, so a path
+/// with a space (or a quote) in it must be quoted to stay one argument.
+pub fn quote(path: &std::path::Path) -> String {
+    let text = path.to_str().expect("a UTF-8 path");
+    format!("'{}'", text.replace('\'', r"'\''"))
+}
+
+/// A test bot script under `tests/bots/`, quoted for a bot command.
+pub fn test_bot(script: &str) -> String {
+    quote(
+        &std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/bots")
+            .join(script),
+    )
+}
+
+/// The command of `tests/bots/probe.py`, which writes its pid to `dir/pids` and everything it
+/// is sent to `dir/LOG`, with its options (`delay=100`, `fault=late`, …).
+pub fn probe(dir: &std::path::Path, log: &str, options: &str) -> String {
+    format!(
+        "python3 {} {} {} {options}",
+        test_bot("probe.py"),
+        quote(&dir.join("pids")),
+        quote(&dir.join(log))
+    )
+}
+
+/// One event a probe bot wrote down.
+#[derive(Debug, serde::Deserialize)]
+pub struct ProbeEvent {
+    pub pid: u32,
+    /// Wall clock, seconds since the epoch.
+    pub t: f64,
+    pub event: String,
+    pub msg: Option<serde_json::Value>,
+}
+
+/// Everything a probe bot wrote down in `dir/LOG`, in order.
+pub fn probe_log(dir: &std::path::Path, log: &str) -> Vec<ProbeEvent> {
+    std::fs::read_to_string(dir.join(log))
+        .unwrap_or_default()
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("a probe log line"))
+        .collect()
+}
+
+/// A child process that is killed (and reaped) when the test lets go of it, also when the test
+/// fails half-way: a failing test leaves nothing running.
+pub struct KillOnDrop(pub std::process::Child);
+
+impl Drop for KillOnDrop {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+impl std::ops::Deref for KillOnDrop {
+    type Target = std::process::Child;
+    fn deref(&self) -> &std::process::Child {
+        &self.0
+    }
+}
+
+impl std::ops::DerefMut for KillOnDrop {
+    fn deref_mut(&mut self) -> &mut std::process::Child {
+        &mut self.0
+    }
+}
+
+/// Wall-clock seconds since the epoch, as the probe bot writes them.
+pub fn now_secs() -> f64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .expect("a clock after 1970")
+        .as_secs_f64()
+}

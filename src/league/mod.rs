@@ -1,0 +1,10 @@
+//! Leagues: many bots, fair seatings, games in parallel, resumable. A layer on top of one game
+//! (`crate::referee`): the schedule says which games exist, the runner plays them on several
+//! workers and records them, and `match` is a league with one line-up.
+
+pub mod lineup;
+pub mod records;
+pub mod runner;
+pub mod schedule;
+pub mod session;
+pub mod table;

@@ -1,0 +1,138 @@
+//! The record file as the runner writes it: one complete line per game, written whole under a
+//! lock (several workers finish games at once) and forced to disk as each game ends, so that a
+//! crash or a `kill -9` never loses or damages a game already reported as finished.
+
+use crate::record::{GameRecord, ScheduleRef};
+use std::collections::HashSet;
+use std::fs::File;
+use std::io::{BufRead, Read, Seek, SeekFrom, Write};
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+
+/// An append-only JSON Lines file shared by the workers.
+pub struct RecordFile {
+    path: PathBuf,
+    state: Mutex<Appender>,
+    /// A second handle on the same file, to force data to disk without holding the lock.
+    sync: File,
+}
+
+struct Appender {
+    file: File,
+    /// The file ended without a newline (a line cut off by a crash): the next game starts on a
+    /// line of its own, so that the damaged line stays the only damaged one.
+    needs_newline: bool,
+    lines: u64,
+}
+
+impl RecordFile {
+    /// Opens (creating) a record file for appending and counts the games it already holds.
+    pub fn open(path: &Path) -> std::io::Result<RecordFile> {
+        let mut file = File::options()
+            .create(true)
+            .append(true)
+            .read(true)
+            .open(path)?;
+        let len = file.metadata()?.len();
+        let mut needs_newline = false;
+        if len > 0 {
+            let mut last = [0u8; 1];
+            file.seek(SeekFrom::Start(len - 1))?;
+            file.read_exact(&mut last)?;
+            needs_newline = last[0] != b'\n';
+        }
+        let lines = count_lines(path)?;
+        let sync = file.try_clone()?;
+        Ok(RecordFile {
+            path: path.to_path_buf(),
+            state: Mutex::new(Appender {
+                file,
+                needs_newline,
+                lines,
+            }),
+            sync,
+        })
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// How many lines (games, and any damaged line) the file holds now.
+    pub fn lines(&self) -> u64 {
+        self.state.lock().map_or(0, |s| s.lines)
+    }
+
+    /// Appends one game as one line with a single write, then forces it to disk.
+    pub fn append(&self, record: &GameRecord) -> std::io::Result<()> {
+        let mut line = Vec::with_capacity(8192);
+        serde_json::to_writer(&mut line, record)?;
+        line.push(b'\n');
+        {
+            let mut state = self
+                .state
+                .lock()
+                .map_err(|_| std::io::Error::other("a worker panicked while writing"))?;
+            if state.needs_newline {
+                line.insert(0, b'\n');
+            }
+            // A write that fails half-way (disk full, a file size limit) must not leave half a
+            // line: the next game appended, by this run or a later one, would be glued to it.
+            let before = state.file.metadata()?.len();
+            if let Err(e) = state.file.write_all(&line) {
+                let _ = state.file.set_len(before);
+                return Err(e);
+            }
+            state.needs_newline = false;
+            state.lines += 1;
+        }
+        self.sync.sync_data()
+    }
+}
+
+fn count_lines(path: &Path) -> std::io::Result<u64> {
+    let mut reader = std::io::BufReader::new(File::open(path)?);
+    let mut n = 0;
+    let mut buf = Vec::new();
+    loop {
+        buf.clear();
+        if reader.read_until(b'\n', &mut buf)? == 0 {
+            return Ok(n);
+        }
+        if buf.iter().any(|b| !b.is_ascii_whitespace()) {
+            n += 1;
+        }
+    }
+}
+
+/// Only the part of a record that says where the game sits in its schedule.
+#[derive(serde::Deserialize)]
+struct Placed {
+    schedule: Option<ScheduleRef>,
+}
+
+/// The schedule indices of run `run` already recorded in `path` (missing file: none). A damaged
+/// line (cut off by a kill) is not a finished game and is skipped: that game is played again.
+pub fn finished(path: &Path, run: &str, into: &mut HashSet<u64>) -> std::io::Result<()> {
+    let file = match File::open(path) {
+        Ok(f) => f,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
+        Err(e) => return Err(e),
+    };
+    let mut reader = std::io::BufReader::new(file);
+    let mut buf = Vec::new();
+    loop {
+        buf.clear();
+        if reader.read_until(b'\n', &mut buf)? == 0 {
+            return Ok(());
+        }
+        if let Ok(Placed {
+            schedule: Some(place),
+        }) = serde_json::from_slice::<Placed>(&buf)
+        {
+            if place.run == run {
+                into.insert(place.index);
+            }
+        }
+    }
+}

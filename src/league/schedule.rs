@@ -1,0 +1,388 @@
+//! The schedule: which bots play together, on which board, in which seats. A pure function of
+//! the league's shape and seed, so that every run, every shard and every resumed run agrees on it.
+//!
+//! A schedule is built of **deals**: k bots, a board, and a seed that draws the deal's random
+//! blocked squares and opening. Every deal is played in all k! **seatings**, so each bot meets
+//! every seat and every neighbour order equally often.
+//!
+//! Game identity: a deal's `number` is computed from *what* the deal is (its bots' places in the
+//! bot list, its round, its board), not from where it falls in the list. Adding a bot at the end
+//! of the list, or adding rounds, therefore leaves every existing deal's number, seed and games as
+//! they were: a resumed league skips them and plays only what is new.
+
+use crate::rng::Rng;
+
+/// The most bots a league may list: keeps deal numbers within 64 bits.
+pub const MAX_BOTS: usize = 256;
+/// The most rounds a league may ask for.
+pub const MAX_ROUNDS: u32 = 4096;
+/// The most boards a league may list (each board kind at most once).
+pub const MAX_BOARDS: u64 = 3;
+/// A sampled round may draw the same bots twice; each draw of one set gets its own number.
+const MAX_REPEATS: u64 = 16;
+/// Seatings of one deal are numbered within this span of game indices (4! = 24).
+pub const SEATING_SPAN: u64 = 24;
+
+/// The shape of a schedule: everything in a league's config that decides which games exist.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Shape {
+    /// How many bots the league lists.
+    pub bots: usize,
+    /// Gauntlet: the bots (by place in the list) that sit in every game; empty for a round robin.
+    pub candidates: Vec<usize>,
+    /// Players per game: 3, 4 or both.
+    pub sizes: Vec<usize>,
+    /// How many boards (the deal's `board` indexes the league's list of boards).
+    pub boards: usize,
+    pub rounds: u32,
+    /// Deals per round and game size drawn at random (balanced) instead of every combination.
+    pub sample: Option<u64>,
+    pub seed: u64,
+}
+
+/// k bots on one board, to be played in every seating.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Deal {
+    /// Stable identity (see the module's documentation); not a count.
+    pub number: u64,
+    pub round: u32,
+    /// The bots, by their place in the league's list, ascending.
+    pub bots: Vec<usize>,
+    pub board: usize,
+    /// Draws the deal's blocked squares and opening, and seeds its built-in bots.
+    pub seed: u64,
+}
+
+impl Deal {
+    /// How many seatings (k!).
+    pub fn seatings(&self) -> u32 {
+        factorial(self.bots.len())
+    }
+
+    /// The schedule-wide index of one of the deal's games.
+    pub fn game_index(&self, seating: u32) -> u64 {
+        self.number * SEATING_SPAN + seating as u64
+    }
+}
+
+pub fn factorial(k: usize) -> u32 {
+    (1..=k as u32).product()
+}
+
+/// Seating `s` of k bots (0 ≤ s < k!): `order[seat]` is the place of the bot in that seat within
+/// the deal's bot list. The first k seatings are the k rotations of the list (bot r in seat 0 of
+/// seating r), so a short match still rotates every bot through the first seat.
+pub fn seating(k: usize, s: u32) -> Vec<usize> {
+    let rotation = s as usize % k;
+    let mut rank = s as usize / k;
+    // The rank-th permutation (in lexicographic order) of 1..k after a fixed 0.
+    let mut rest: Vec<usize> = (1..k).collect();
+    let mut base = vec![0];
+    for left in (1..k).rev() {
+        let block = factorial(left - 1) as usize;
+        base.push(rest.remove(rank / block));
+        rank %= block;
+    }
+    (0..k).map(|seat| base[(seat + rotation) % k]).collect()
+}
+
+/// n choose k, saturating.
+fn choose(n: u64, k: u64) -> u64 {
+    if k > n {
+        return 0;
+    }
+    let mut r: u64 = 1;
+    for i in 0..k {
+        r = r.saturating_mul(n - i) / (i + 1);
+    }
+    r
+}
+
+/// The rank of an ascending set in colexicographic order: sets of the first m elements rank
+/// before any set that contains element m, so appending bots never changes an existing rank.
+pub fn colex_rank(set: &[usize]) -> u64 {
+    set.iter()
+        .enumerate()
+        .map(|(i, &c)| choose(c as u64, i as u64 + 1))
+        .sum()
+}
+
+/// Every k-subset of 0..n in colex order.
+fn subsets(n: usize, k: usize) -> Vec<Vec<usize>> {
+    let mut out = Vec::new();
+    if k > n {
+        return out;
+    }
+    let mut set: Vec<usize> = (0..k).collect();
+    loop {
+        out.push(set.clone());
+        // Colex successor: raise the first element that can rise, reset those before it.
+        let mut i = 0;
+        while i < k
+            && (if i + 1 < k {
+                set[i] + 1 == set[i + 1]
+            } else {
+                set[i] + 1 == n
+            })
+        {
+            i += 1;
+        }
+        if i == k {
+            return out;
+        }
+        set[i] += 1;
+        for (j, slot) in set.iter_mut().enumerate().take(i) {
+            *slot = j;
+        }
+    }
+}
+
+/// Mixes two numbers into a seed (SplitMix64 of their combination).
+pub fn mix(a: u64, b: u64) -> u64 {
+    Rng::new(a ^ b.wrapping_mul(0x9e37_79b9_7f4a_7c15)).next_u64()
+}
+
+impl Shape {
+    /// The pool bots (every bot that is not a candidate).
+    fn pool(&self) -> Vec<usize> {
+        (0..self.bots)
+            .filter(|b| !self.candidates.contains(b))
+            .collect()
+    }
+
+    /// The bot sets of one round and game size, as (set, repeat) with repeat counting earlier
+    /// draws of the same set in this round (only a sample can draw a set twice).
+    fn sets(&self, round: u32, k: usize) -> Vec<(Vec<usize>, u64)> {
+        let pool = self.pool();
+        let free = k.saturating_sub(self.candidates.len());
+        if free == 0 || free > pool.len() {
+            return Vec::new();
+        }
+        let with_candidates = |part: &[usize]| {
+            let mut set: Vec<usize> = part.iter().map(|&i| pool[i]).collect();
+            set.extend(&self.candidates);
+            set.sort_unstable();
+            set
+        };
+        match self.sample {
+            None => subsets(pool.len(), free)
+                .iter()
+                .map(|part| (with_candidates(part), 0))
+                .collect(),
+            Some(deals) => {
+                let mut rng = Rng::new(mix(self.seed, ((round as u64) << 8) | k as u64));
+                let mut count = vec![0u64; pool.len()];
+                let mut drawn: Vec<(Vec<usize>, u64)> = Vec::new();
+                for _ in 0..self.balanced_sample(deals, free) {
+                    // The least-used pool bots first, ties broken at random: every bot ends
+                    // within one game of every other, and level when the sample size allows.
+                    let mut order: Vec<usize> = (0..pool.len()).collect();
+                    let keys: Vec<u64> = (0..pool.len()).map(|_| rng.next_u64()).collect();
+                    order.sort_by_key(|&i| (count[i], keys[i]));
+                    let mut part: Vec<usize> = order[..free].to_vec();
+                    part.sort_unstable();
+                    for &i in &part {
+                        count[i] += 1;
+                    }
+                    let set = with_candidates(&part);
+                    let repeat = drawn.iter().filter(|(s, _)| *s == set).count() as u64;
+                    drawn.push((set, repeat));
+                }
+                drawn
+            }
+        }
+    }
+
+    /// The sample size rounded up so that every pool bot plays equally often.
+    pub fn balanced_sample(&self, deals: u64, free: usize) -> u64 {
+        let n = self.pool().len() as u64;
+        if n == 0 || free == 0 {
+            return 0;
+        }
+        let step = n / gcd(n, free as u64);
+        deals.div_ceil(step) * step
+    }
+
+    /// Every deal, in playing order: round by round, so that a league stopped early has played
+    /// its bots evenly.
+    pub fn deals(&self) -> Vec<Deal> {
+        let mut deals = Vec::new();
+        for round in 0..self.rounds {
+            for &k in &self.sizes {
+                for (set, repeat) in self.sets(round, k) {
+                    for board in 0..self.boards {
+                        let slot = round as u64 * MAX_REPEATS + repeat.min(MAX_REPEATS - 1);
+                        let number =
+                            ((colex_rank(&set) * (MAX_ROUNDS as u64 * MAX_REPEATS) + slot) * 2
+                                + (k == 4) as u64)
+                                * MAX_BOARDS
+                                + board as u64;
+                        deals.push(Deal {
+                            number,
+                            round,
+                            bots: set.clone(),
+                            board,
+                            seed: mix(self.seed, number),
+                        });
+                    }
+                }
+            }
+        }
+        deals
+    }
+}
+
+fn gcd(a: u64, b: u64) -> u64 {
+    if b == 0 {
+        a
+    } else {
+        gcd(b, a % b)
+    }
+}
+
+/// Shard `i` of `n` (from 1): every n-th deal of the list, so that shards are disjoint, together
+/// the whole schedule, and of nearly equal size.
+pub fn shard(deals: Vec<Deal>, i: u32, n: u32) -> Vec<Deal> {
+    deals
+        .into_iter()
+        .enumerate()
+        .filter(|(p, _)| *p as u64 % n as u64 == (i - 1) as u64)
+        .map(|(_, d)| d)
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::HashSet;
+
+    fn shape(bots: usize) -> Shape {
+        Shape {
+            bots,
+            candidates: vec![],
+            sizes: vec![4],
+            boards: 1,
+            rounds: 1,
+            sample: None,
+            seed: 7,
+        }
+    }
+
+    #[test]
+    fn seatings_are_all_permutations_and_start_with_rotations() {
+        for k in [3, 4] {
+            let all: HashSet<Vec<usize>> = (0..factorial(k)).map(|s| seating(k, s)).collect();
+            assert_eq!(all.len(), factorial(k) as usize);
+            for r in 0..k as u32 {
+                let expected: Vec<usize> = (0..k).map(|seat| (seat + r as usize) % k).collect();
+                assert_eq!(seating(k, r), expected);
+            }
+            // Every bot sits in every seat, and after every other bot, equally often.
+            for bot in 0..k {
+                for seat in 0..k {
+                    let n = all.iter().filter(|o| o[seat] == bot).count();
+                    assert_eq!(n, factorial(k - 1) as usize);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn round_robin_is_every_subset_once() {
+        let deals = shape(6).deals();
+        assert_eq!(deals.len(), 15);
+        let sets: HashSet<Vec<usize>> = deals.iter().map(|d| d.bots.clone()).collect();
+        assert_eq!(sets.len(), 15);
+        let numbers: HashSet<u64> = deals.iter().map(|d| d.number).collect();
+        assert_eq!(numbers.len(), 15);
+        for b in 0..6 {
+            assert_eq!(deals.iter().filter(|d| d.bots.contains(&b)).count(), 10);
+        }
+    }
+
+    #[test]
+    fn adding_bots_and_rounds_keeps_every_deal() {
+        let before = shape(5).deals();
+        let mut grown = shape(7);
+        grown.rounds = 2;
+        grown.sizes = vec![3, 4];
+        let mut grown_both = shape(5);
+        grown_both.sizes = vec![3, 4];
+        for bigger in [
+            grown.deals(),
+            Shape {
+                rounds: 3,
+                ..shape(5)
+            }
+            .deals(),
+        ] {
+            for d in &before {
+                assert!(bigger.contains(d), "{d:?} lost");
+            }
+        }
+        // Numbers never collide across sizes, rounds and boards.
+        let mut many = shape(9);
+        many.sizes = vec![3, 4];
+        many.rounds = 3;
+        many.boards = 3;
+        let deals = many.deals();
+        let numbers: HashSet<u64> = deals.iter().map(|d| d.number).collect();
+        assert_eq!(numbers.len(), deals.len());
+        assert_eq!(deals.len(), (84 + 126) * 3 * 3);
+    }
+
+    #[test]
+    fn gauntlet_puts_candidates_in_every_game() {
+        let mut s = shape(6);
+        s.candidates = vec![2];
+        s.sizes = vec![3, 4];
+        let deals = s.deals();
+        assert_eq!(deals.len(), 10 + 10); // C(5,2) + C(5,3)
+        assert!(deals.iter().all(|d| d.bots.contains(&2)));
+    }
+
+    #[test]
+    fn samples_are_balanced_and_seeded() {
+        let mut s = shape(10);
+        s.sample = Some(12); // rounded up to 15: 15 * 4 = 60 = 6 games for each of 10 bots
+        s.rounds = 2;
+        let deals = s.deals();
+        assert_eq!(deals.len(), 30);
+        for b in 0..10 {
+            let n = deals
+                .iter()
+                .filter(|d| d.round == 0 && d.bots.contains(&b))
+                .count();
+            assert_eq!(n, 6);
+        }
+        assert_eq!(deals, s.deals());
+        s.seed = 8;
+        assert_ne!(deals, s.deals());
+        let numbers: HashSet<u64> = deals.iter().map(|d| d.number).collect();
+        assert_eq!(numbers.len(), deals.len());
+    }
+
+    #[test]
+    fn shards_are_disjoint_and_complete() {
+        let all = shape(8).deals();
+        let mut seen = Vec::new();
+        for i in 1..=3 {
+            let part = shard(all.clone(), i, 3);
+            assert!(part.len() >= all.len() / 3);
+            seen.extend(part);
+        }
+        seen.sort_by_key(|d| d.number);
+        let mut sorted = all.clone();
+        sorted.sort_by_key(|d| d.number);
+        assert_eq!(seen, sorted);
+    }
+
+    #[test]
+    fn colex_subsets() {
+        let sets = subsets(5, 3);
+        assert_eq!(sets.len(), 10);
+        for (i, s) in sets.iter().enumerate() {
+            assert_eq!(colex_rank(s), i as u64);
+        }
+    }
+}

@@ -1,0 +1,108 @@
+//! The exit codes README "Exit codes" documents for `match`, for the failures that need more
+//! than a wrong word on the command line: each loses nothing already written and leaves no bot.
+
+use crate::faults::assert_no_process_left;
+use crate::matches::check_record;
+use crate::support::*;
+use std::os::unix::process::CommandExt;
+
+#[test]
+fn missing_cwd_uncreatable_log_dir_and_a_zero_clock() {
+    let dir = temp_dir("exit-codes");
+    let missing = dir.join("no such dir");
+    let blocker = dir.join("a file");
+    std::fs::write(&blocker, "not a directory").unwrap();
+    let cwd = format!("1={}", missing.display());
+    let logs = blocker.join("logs");
+    let three = ["builtin:random", "builtin:greedy", "builtin:random"];
+    let cases: Vec<(Vec<&str>, i32)> = vec![
+        (vec!["--cwd", &cwd], 3),
+        (vec!["--log-dir", logs.to_str().unwrap()], 5),
+        (vec!["--clock-ms", "0"], 2),
+    ];
+    for (args, code) in cases {
+        let out = multiversi()
+            .arg("match")
+            .args(three)
+            .args(&args)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(code), "{args:?}: {}", stderr(&out));
+        assert!(out.stdout.is_empty(), "{args:?}: no table");
+    }
+}
+
+#[test]
+fn a_record_write_that_fails_mid_match_exits_5_and_keeps_the_games_before() {
+    // Once to learn the size of a first game's line, then again with files limited to one and
+    // a half of it: the first game fits, the second cannot be written.
+    let dir = temp_dir("record-fails");
+    let trial = dir.join("trial.jsonl");
+    let args = |record: &std::path::Path, dir: &std::path::Path| {
+        vec![
+            "match".to_string(),
+            // Bots that write nothing but their pid: the file size limit binds them too.
+            format!(
+                "python3 {} {} good",
+                test_bot("bad.py"),
+                quote(&dir.join("pids"))
+            ),
+            format!(
+                "python3 {} {} good",
+                test_bot("bad.py"),
+                quote(&dir.join("pids"))
+            ),
+            "builtin:random".to_string(),
+            "--seed".to_string(),
+            "3".to_string(),
+            "--games".to_string(),
+            "3".to_string(),
+            "--startup-ms".to_string(),
+            "20000".to_string(),
+            "--grace-ms".to_string(),
+            "200".to_string(),
+            "--record".to_string(),
+            record.to_str().unwrap().to_string(),
+        ]
+    };
+    let out = multiversi().args(args(&trial, &dir)).output().unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    let first = std::fs::read_to_string(&trial)
+        .unwrap()
+        .lines()
+        .next()
+        .unwrap()
+        .len() as u64;
+
+    let record = dir.join("games.jsonl");
+    let limit = first * 3 / 2;
+    let mut command = multiversi();
+    command.args(args(&record, &dir));
+    // SAFETY: setrlimit and signal are async-signal-safe; run in the child before exec.
+    unsafe {
+        command.pre_exec(move || {
+            let rlimit = libc::rlimit {
+                rlim_cur: limit,
+                rlim_max: limit,
+            };
+            libc::setrlimit(libc::RLIMIT_FSIZE, &rlimit);
+            // Past the limit a write fails with EFBIG instead of killing the process.
+            libc::signal(libc::SIGXFSZ, libc::SIG_IGN);
+            Ok(())
+        });
+    }
+    let out = command.output().unwrap();
+    assert_eq!(out.status.code(), Some(5), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains(record.to_str().unwrap()),
+        "{}",
+        stderr(&out)
+    );
+    assert_no_process_left(&dir.join("pids"));
+    // Only whole games: the first, and no half of the second for a later run to append to.
+    let text = std::fs::read_to_string(&record).unwrap();
+    assert!(text.ends_with('\n'), "half a line left at the end");
+    let games = read_records(&record);
+    assert_eq!(games.len(), 1);
+    check_record(&games[0]);
+}

@@ -1,0 +1,271 @@
+//! A bot's life across a match: kept alive between games or restarted for each (`--restart`),
+//! the startup limit in every game, a bot that cannot be started again, and its end (stdin
+//! closed, `--grace-ms`, SIGTERM to its group, half the grace again, SIGKILL).
+
+use crate::faults::assert_no_process_left;
+use crate::matches::check_record;
+use crate::support::*;
+use multiversi::record::FaultKind;
+use std::collections::BTreeMap;
+
+/// The messages each process of a probe was sent, by pid, in order of the pids' first event.
+fn by_process(events: &[ProbeEvent]) -> Vec<(u32, Vec<&ProbeEvent>)> {
+    let mut order: Vec<u32> = Vec::new();
+    let mut map: BTreeMap<u32, Vec<&ProbeEvent>> = BTreeMap::new();
+    for e in events {
+        if !map.contains_key(&e.pid) {
+            order.push(e.pid);
+        }
+        map.entry(e.pid).or_default().push(e);
+    }
+    order
+        .into_iter()
+        .map(|pid| (pid, map.remove(&pid).unwrap()))
+        .collect()
+}
+
+fn types<'a>(events: &[&'a ProbeEvent]) -> Vec<&'a str> {
+    events
+        .iter()
+        .map(|e| match &e.msg {
+            Some(m) => m["type"].as_str().unwrap(),
+            None => e.event.as_str(),
+        })
+        .collect()
+}
+
+#[test]
+fn a_bot_that_outstays_its_input_gets_sigterm_then_sigkill() {
+    let dir = temp_dir("grace");
+    let record = dir.join("games.jsonl");
+    // Bot 1 exits on SIGTERM, bot 2 ignores it, bot 3 exits as its input ends.
+    let lingering = probe(&dir, "log-linger", "eof=linger");
+    let stubborn = probe(&dir, "log-stubborn", "eof=stubborn");
+    let prompt = probe(&dir, "log-prompt", "");
+    let out = run(&[
+        "match",
+        &lingering,
+        &stubborn,
+        &prompt,
+        "--grace-ms",
+        "600",
+        "--startup-ms",
+        "20000",
+        "--move-ms",
+        "5000",
+        "--record",
+        record.to_str().unwrap(),
+    ]);
+    let ended = now_secs();
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_no_process_left(&dir.join("pids"));
+    let records = read_records(&record);
+    assert_eq!(records.len(), 1);
+    // Ending slowly is no fault: the game was over and recorded before.
+    assert!(records[0].faults.is_empty(), "{:?}", records[0].faults);
+    check_record(&records[0]);
+
+    let time_of = |log: &str, what: &str| {
+        probe_log(&dir, log)
+            .iter()
+            .find(|e| e.event == what)
+            .map(|e| e.t)
+    };
+    let eof = time_of("log-linger", "eof").expect("bot 1 saw its input end");
+    let term = time_of("log-linger", "term").expect("bot 1 got SIGTERM");
+    assert!(
+        term - eof >= 0.55,
+        "SIGTERM {:.0} ms after the end of input, before the grace period",
+        (term - eof) * 1000.0
+    );
+    assert!(term - eof < 5.0, "{:.0} ms", (term - eof) * 1000.0);
+
+    let eof = time_of("log-stubborn", "eof").expect("bot 2 saw its input end");
+    let term = time_of("log-stubborn", "term").expect("bot 2 got SIGTERM");
+    assert!(term - eof >= 0.55, "{:.0} ms", (term - eof) * 1000.0);
+    // It ignored SIGTERM and was killed half a grace period later: the referee ended after.
+    assert!(
+        ended - term >= 0.28,
+        "the referee ended {:.0} ms after SIGTERM, before half the grace period",
+        (ended - term) * 1000.0
+    );
+    assert!(ended - term < 5.0, "{:.0} ms", (ended - term) * 1000.0);
+
+    assert!(time_of("log-prompt", "eof").is_some());
+    assert!(
+        time_of("log-prompt", "term").is_none(),
+        "a bot that exits at the end of its input gets no SIGTERM"
+    );
+}
+
+#[test]
+fn restart_starts_every_bot_afresh_for_each_game() {
+    let dir = temp_dir("restart-flag");
+    let record = dir.join("games.jsonl");
+    // Bot 1 waits for SIGTERM after its input ends: the end between games takes that path too.
+    let lingering = probe(&dir, "log-a", "eof=linger");
+    let plain = probe(&dir, "log-b", "");
+    let out = run(&[
+        "match",
+        &lingering,
+        &plain,
+        "builtin:random",
+        "--restart",
+        "--games",
+        "3",
+        "--grace-ms",
+        "200",
+        "--startup-ms",
+        "20000",
+        "--record",
+        record.to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_no_process_left(&dir.join("pids"));
+    let records = read_records(&record);
+    assert_eq!(records.len(), 3);
+    for r in &records {
+        assert!(r.faults.is_empty(), "{:?}", r.faults);
+        check_record(r);
+    }
+    for (log, end) in [("log-a", vec!["eof", "term"]), ("log-b", vec!["eof"])] {
+        let events = probe_log(&dir, log);
+        let processes = by_process(&events);
+        assert_eq!(processes.len(), 3, "{log}: one process per game");
+        for ((_, events), r) in processes.iter().zip(&records) {
+            let seen = types(events);
+            assert_eq!(seen.first(), Some(&"start"), "{log}: {seen:?}");
+            assert_eq!(&seen[seen.len() - end.len()..], &end[..], "{log}: {seen:?}");
+            assert_eq!(seen[seen.len() - end.len() - 1], "end", "{log}: {seen:?}");
+            assert_eq!(seen.iter().filter(|&&t| t == "start").count(), 1);
+            assert!(events
+                .iter()
+                .filter_map(|e| e.msg.as_ref())
+                .all(|m| m["game"] == r.game.as_str()));
+        }
+    }
+
+    // Without --restart, the same bots play all three games in one process each.
+    let dir = temp_dir("kept-alive");
+    let record = dir.join("games.jsonl");
+    let out = run(&[
+        "match",
+        &probe(&dir, "log-a", ""),
+        &probe(&dir, "log-b", ""),
+        "builtin:random",
+        "--games",
+        "3",
+        "--grace-ms",
+        "200",
+        "--startup-ms",
+        "20000",
+        "--record",
+        record.to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_no_process_left(&dir.join("pids"));
+    for log in ["log-a", "log-b"] {
+        let events = probe_log(&dir, log);
+        let processes = by_process(&events);
+        assert_eq!(processes.len(), 1, "{log}: kept alive");
+        let seen = types(&processes[0].1);
+        assert_eq!(seen.iter().filter(|&&t| t == "start").count(), 3);
+        assert_eq!(seen.iter().filter(|&&t| t == "end").count(), 3);
+        assert_eq!(seen.last(), Some(&"eof"));
+    }
+}
+
+#[test]
+fn the_startup_limit_holds_in_every_game_also_for_a_bot_kept_alive() {
+    let dir = temp_dir("startup-again");
+    let record = dir.join("games.jsonl");
+    // Ready at once in the process's first game; in its second, after 6 s against a 2.5 s limit.
+    let slow_second = probe(&dir, "log-a", "ready_game=2 ready_ms=6000");
+    let out = run(&[
+        "match",
+        &slow_second,
+        "builtin:random",
+        "builtin:greedy",
+        "--games",
+        "3",
+        "--startup-ms",
+        "2500",
+        "--grace-ms",
+        "200",
+        "--record",
+        record.to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_no_process_left(&dir.join("pids"));
+    let records = read_records(&record);
+    assert_eq!(records.len(), 3);
+    for r in &records {
+        check_record(r);
+    }
+    assert!(records[0].faults.is_empty(), "{:?}", records[0].faults);
+    let f = &records[1].faults;
+    assert_eq!(f.len(), 1, "{f:?}");
+    // Bot 1 sits in seat (0 - 1) mod 3 = 2 in the second game.
+    assert_eq!((f[0].seat, f[0].kind, f[0].ply), (2, FaultKind::Timeout, 0));
+    assert!(f[0].detail.contains("2500"), "{f:?}");
+    assert!(records[1].seats[2].ready.is_none());
+    // Started afresh for the third game, it answers at once again.
+    assert!(records[2].faults.is_empty(), "{:?}", records[2].faults);
+    let events = probe_log(&dir, "log-a");
+    assert_eq!(by_process(&events).len(), 2);
+}
+
+#[test]
+fn a_bot_that_cannot_be_started_again_faults_in_each_later_game() {
+    let dir = temp_dir("cannot-restart");
+    let record = dir.join("games.jsonl");
+    // An executable wrapper that the bot deletes before it crashes in its second turn.
+    let wrapper = dir.join("run bot");
+    let wrapped = probe(
+        &dir,
+        "log-a",
+        &format!("fault=crash-remove at=2 path={}", quote(&wrapper)),
+    );
+    std::fs::write(&wrapper, format!("#!/bin/sh\nexec {wrapped}\n")).unwrap();
+    let mut perms = std::fs::metadata(&wrapper).unwrap().permissions();
+    std::os::unix::fs::PermissionsExt::set_mode(&mut perms, 0o755);
+    std::fs::set_permissions(&wrapper, perms).unwrap();
+    let out = run(&[
+        "match",
+        &quote(&wrapper),
+        "builtin:random",
+        "builtin:greedy",
+        "--games",
+        "3",
+        "--startup-ms",
+        "20000",
+        "--grace-ms",
+        "200",
+        "--record",
+        record.to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_no_process_left(&dir.join("pids"));
+    let records = read_records(&record);
+    assert_eq!(records.len(), 3);
+    let f = &records[0].faults;
+    assert_eq!(f.len(), 1, "{f:?}");
+    assert_eq!((f[0].seat, f[0].kind, f[0].ply), (0, FaultKind::Crash, 3));
+    assert!(f[0].detail.contains("exit code 3"), "{f:?}");
+    for (g, r) in records.iter().enumerate().skip(1) {
+        check_record(r);
+        let seat = (3 - g) % 3;
+        assert_eq!(r.faults.len(), 1, "{:?}", r.faults);
+        let f = &r.faults[0];
+        assert_eq!(
+            (f.seat, f.kind, f.ply),
+            (seat, FaultKind::Crash, 0),
+            "{f:?}"
+        );
+        assert!(f.detail.contains("could not be started"), "{f:?}");
+        assert!(r.seats[seat].ready.is_none());
+        // The other two played the game out.
+        assert!(r.moves.len() > 10);
+        assert_eq!(r.ranking.last(), Some(&vec![seat]));
+    }
+}
