@@ -13,6 +13,7 @@ mod lifecycle;
 mod limits;
 mod matches;
 mod messages;
+mod properties;
 mod records;
 mod reference;
 mod replay;
