@@ -8,6 +8,7 @@ It appends its own PID (and those of any children it starts) to PIDFILE so that 
 check afterwards that no process remains. TURN counts this bot's turns in each game from 1
 (default 1).
 """
+import fcntl
 import json
 import os
 import signal
@@ -34,7 +35,6 @@ def send(text):
 def big_pipe(fd):
     """Grows the pipe behind fd to 1 MiB (F_SETPIPE_SZ), as a flooder that wants to outrun the
     referee would."""
-    import fcntl
     try:
         fcntl.fcntl(fd, getattr(fcntl, "F_SETPIPE_SZ", 1031), 1 << 20)
     except OSError:
@@ -170,9 +170,11 @@ for line in sys.stdin:
             big_pipe(1)
             flood(1)
         elif mode == "flood-idle":
-            # Answers, then floods an endless line while another bot is thinking.
-            send(json.dumps({"type": "move", "square": msg["legal"][0]}) + "\n")
+            # Answers, and in the same write starts an endless line, which goes on while
+            # other bots are thinking.
             big_pipe(1)
+            answer = json.dumps({"type": "move", "square": msg["legal"][0]}) + "\n"
+            os.write(1, answer.encode() + b"x" * 65536)
             flood(1)
         elif mode == "crlf":
             # An answer padded with spaces to exactly 16384 bytes, ended by \r\n.
