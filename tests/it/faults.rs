@@ -10,9 +10,9 @@ use std::time::{Duration, Instant};
 /// The command line of the scripted bot.
 fn bad_bot(pids: &Path, mode: &str, turn: u32, arg: &str) -> String {
     format!(
-        "python3 {}/tests/bots/bad.py {} {mode} {turn} {arg}",
-        env!("CARGO_MANIFEST_DIR"),
-        pids.display()
+        "python3 {} {} {mode} {turn} {arg}",
+        test_bot("bad.py"),
+        quote(pids)
     )
 }
 
@@ -185,7 +185,7 @@ fn faults_before_the_first_move() {
     // A shell bot starts fast even on a loaded machine, so a short startup limit is safe here.
     let dir = temp_dir("no-ready");
     let bot = format!(
-        "sh -c 'echo $$ >> {}; exec sleep 100'",
+        "sh -c 'echo $$ >> \"{}\"; exec sleep 100'",
         dir.join("pids").display()
     );
     let (r, _) = game_with(&dir, &bot, "1000");
@@ -345,7 +345,7 @@ fn logs_working_directories_and_game_clocks() {
     let logs = dir.join("logs");
     let record = dir.join("games.jsonl");
     // Bot 1 names its script relative to its working directory.
-    let crash = format!("python3 bad.py {} crash 2 0", pids.display());
+    let crash = format!("python3 bad.py {} crash 2 0", quote(&pids));
     let cwd = format!("1={}/tests/bots", env!("CARGO_MANIFEST_DIR"));
     // Bot 2 answers in 150 ms against a 400 ms game clock: it runs out by its third turn.
     let slow = bad_bot(&pids, "slow", 10, "150");

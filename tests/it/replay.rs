@@ -5,7 +5,6 @@ use crate::records::{self, rows_at, sample_games};
 use crate::support::*;
 use multiversi::record::{FaultKind, FaultRecord};
 use multiversi::rules::{BoardKind, Colour, MoveKind, Outcome, Square};
-use std::path::Path;
 
 #[test]
 fn verify_accepts_every_board_shape_blocked_squares_and_faults() {
@@ -419,11 +418,11 @@ fn records_of_faulty_bots_verify() {
     // has faults at the start and in the middle, of several kinds, and ends with two players.
     let dir = records::temp_dir("replay-faulty");
     let path = dir.join("games.jsonl");
-    let bad = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/bots/bad.py");
-    let pids = dir.join("pids");
-    let bot = |mode: &str, turn: &str| {
-        format!("python3 {} {} {mode} {turn}", bad.display(), pids.display())
-    };
+    // Quoted paths: a checkout whose path holds a space must not turn every bot into one that
+    // cannot start (which would still give records that verify).
+    let bad = crate::support::test_bot("bad.py");
+    let pids = crate::support::quote(&dir.join("pids"));
+    let bot = |mode: &str, turn: &str| format!("python3 {bad} {pids} {mode} {turn}");
     for (a, b) in [
         (bot("illegal", "3"), bot("garbage", "5")),
         (bot("exit-at-once", "1"), bot("spam", "2")),
@@ -448,17 +447,25 @@ fn records_of_faulty_bots_verify() {
         ]);
         assert!(out.status.success(), "{}", stderr(&out));
     }
-    let text = std::fs::read_to_string(&path).unwrap();
-    let faults: usize = text
-        .lines()
-        .map(|l| {
-            serde_json::from_str::<multiversi::record::GameRecord>(l)
-                .unwrap()
-                .faults
-                .len()
-        })
-        .sum();
-    assert_eq!(faults, 6, "{text}");
+    use multiversi::record::FaultKind::*;
+    // Each game's faults as (seat, kind): seat 0 and seat 2 are the two scripted bots.
+    let expected = [
+        [(0, Illegal), (2, Malformed)],
+        [(0, Crash), (2, Malformed)],
+        [(0, Crash), (2, Timeout)],
+    ];
+    let records = read_records(&path);
+    assert_eq!(records.len(), 3);
+    for (r, want) in records.iter().zip(expected) {
+        let mut got: Vec<_> = r.faults.iter().map(|f| (f.seat, f.kind)).collect();
+        got.sort_by_key(|&(seat, _)| seat);
+        assert_eq!(got, want, "{:?}", r.faults);
+        assert!(
+            r.seats[2].ready.is_some(),
+            "the second scripted bot started"
+        );
+        crate::matches::check_record(r);
+    }
     let out = run(&["replay", "--verify", path.to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(0), "{}", stdout(&out));
     assert!(stdout(&out).contains("verified 3 games: 3 hold"));

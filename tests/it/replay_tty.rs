@@ -6,7 +6,7 @@ use crate::records;
 use std::fs::File;
 use std::io::{Read, Write};
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
-use std::os::unix::process::ExitStatusExt;
+use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::process::{Child, Command, ExitStatus, Stdio};
 use std::time::{Duration, Instant};
 
@@ -30,6 +30,15 @@ fn open_pty(rows: u16) -> (File, OwnedFd) {
         )
     };
     assert_eq!(rc, 0, "openpty: {}", std::io::Error::last_os_error());
+    // Not inherited by the children other tests start meanwhile: a terminal held open by some
+    // other process would never see its end, nor its replay a hangup.
+    for fd in [master, slave] {
+        // SAFETY: setting a flag on a descriptor we own.
+        assert_eq!(
+            unsafe { libc::fcntl(fd, libc::F_SETFD, libc::FD_CLOEXEC) },
+            0
+        );
+    }
     // SAFETY: both fds were just opened for us and are owned from here on.
     unsafe { (File::from_raw_fd(master), OwnedFd::from_raw_fd(slave)) }
 }
@@ -56,6 +65,17 @@ struct Session {
 
 impl Session {
     fn start(args: &[&str], no_color: bool, rows: u16) -> Session {
+        Session::start_ignoring(args, no_color, rows, None)
+    }
+
+    /// Starts the replay with the usual signal dispositions (whatever the test runner ignores,
+    /// as under `nohup`), or with `ignored` ignored.
+    fn start_ignoring(
+        args: &[&str],
+        no_color: bool,
+        rows: u16,
+        ignored: Option<libc::c_int>,
+    ) -> Session {
         let (master, slave) = open_pty(rows);
         let before = termios(&slave);
         let mut cmd = Command::new(env!("CARGO_BIN_EXE_multiversi"));
@@ -64,6 +84,20 @@ impl Session {
             .stdin(Stdio::from(slave.try_clone().unwrap()))
             .stdout(Stdio::from(slave.try_clone().unwrap()))
             .stderr(Stdio::from(slave.try_clone().unwrap()));
+        // SAFETY: signal is async-signal-safe; this runs in the child before exec.
+        unsafe {
+            cmd.pre_exec(move || {
+                for sig in [libc::SIGHUP, libc::SIGINT, libc::SIGTERM] {
+                    let action = if Some(sig) == ignored {
+                        libc::SIG_IGN
+                    } else {
+                        libc::SIG_DFL
+                    };
+                    libc::signal(sig, action);
+                }
+                Ok(())
+            });
+        }
         if no_color {
             cmd.env("NO_COLOR", "1");
         } else {
@@ -150,7 +184,17 @@ impl Session {
         };
         while self.pump(50) {}
         let t = termios(&self.slave);
-        (status, self.seen, t)
+        (status, std::mem::take(&mut self.seen), t)
+    }
+}
+
+impl Drop for Session {
+    /// A test that fails half-way leaves no replay running.
+    fn drop(&mut self) {
+        if let Ok(None) = self.child.try_wait() {
+            let _ = self.child.kill();
+            let _ = self.child.wait();
+        }
     }
 }
 
@@ -236,6 +280,35 @@ fn a_signal_while_stepping_restores_the_terminal_and_still_kills_the_replay() {
             &seen[seen.len().saturating_sub(40)..]
         );
     }
+}
+
+/// Under `nohup` SIGHUP is ignored: the replay leaves it ignored and goes on stepping.
+#[test]
+fn an_ignored_hangup_stays_ignored() {
+    let games = records::sample_games();
+    let dir = records::temp_dir("replay-tty-nohup");
+    let path = dir.join("games.jsonl");
+    records::write(&path, &games[..1]);
+    let mut s = Session::start_ignoring(
+        &["replay", path.to_str().unwrap()],
+        false,
+        40,
+        Some(libc::SIGHUP),
+    );
+    let before = s.before;
+    s.screen("Move 0 of");
+    // SAFETY: signalling the child we started and have not reaped.
+    assert_eq!(
+        unsafe { libc::kill(s.child.id() as libc::pid_t, libc::SIGHUP) },
+        0
+    );
+    s.keys("\x1b[C");
+    s.screen("Move 1 of");
+    assert!(s.child.try_wait().unwrap().is_none(), "still running");
+    s.keys("q");
+    let (code, _, after) = s.finish();
+    assert_eq!(code, 0);
+    assert_eq!(after.c_lflag, before.c_lflag, "terminal modes restored");
 }
 
 #[test]

@@ -1,92 +1,52 @@
 //! The JSON Schemas under `protocol/` describe exactly what the referee sends and records: every
-//! message of a real game and every record line is checked against them (fields, required
-//! fields, types, constants and enumerations; patterns are left to full validators).
+//! message of a real game and every record line is validated against them with a complete JSON
+//! Schema implementation (the `jsonschema` crate: types, constants, enumerations, patterns,
+//! bounds, item counts, references). The schemas let readers ignore unknown fields; here every
+//! object is also closed (`additionalProperties: false`), so the referee sends no field the
+//! schemas do not document.
 
 use crate::support::*;
-use serde_json::Value;
+use serde_json::{json, Value};
 use std::path::Path;
 
 fn load(path: &str) -> Value {
     let full = Path::new(env!("CARGO_MANIFEST_DIR")).join(path);
     let text = std::fs::read_to_string(&full).expect("schema file");
-    serde_json::from_str(&text).expect("schema is JSON")
+    let schema: Value = serde_json::from_str(&text).expect("schema is JSON");
+    if let Err(e) = jsonschema::meta::validate(&schema) {
+        panic!("{path} is not a valid JSON Schema: {e}");
+    }
+    schema
 }
 
-/// Checks `value` against `schema`; returns the first mismatch as a path and a reason.
-fn check(value: &Value, schema: &Value, root: &Value, path: &str) -> Result<(), String> {
-    if let Some(r) = schema.get("$ref").and_then(Value::as_str) {
-        let name = r.trim_start_matches("#/$defs/");
-        return check(value, &root["$defs"][name], root, path);
-    }
-    if let Some(options) = schema.get("oneOf").and_then(Value::as_array) {
-        let fits = options
-            .iter()
-            .filter(|o| check(value, o, root, path).is_ok())
-            .count();
-        return if fits == 1 {
-            Ok(())
-        } else {
-            Err(format!("{path}: fits {fits} of the oneOf branches"))
-        };
-    }
-    if let Some(c) = schema.get("const") {
-        if c != value {
-            return Err(format!("{path}: {value} is not {c}"));
-        }
-    }
-    if let Some(e) = schema.get("enum").and_then(Value::as_array) {
-        if !e.contains(value) {
-            return Err(format!("{path}: {value} is not one of {e:?}"));
-        }
-    }
-    if let Some(t) = schema.get("type") {
-        let types: Vec<&str> = match t {
-            Value::String(s) => vec![s.as_str()],
-            Value::Array(a) => a.iter().filter_map(Value::as_str).collect(),
-            _ => vec![],
-        };
-        let actual = match value {
-            Value::Null => "null",
-            Value::Bool(_) => "boolean",
-            Value::Number(n) if n.is_u64() || n.is_i64() => "integer",
-            Value::Number(_) => "number",
-            Value::String(_) => "string",
-            Value::Array(_) => "array",
-            Value::Object(_) => "object",
-        };
-        let ok = types.contains(&actual) || (actual == "integer" && types.contains(&"number"));
-        if !ok {
-            return Err(format!("{path}: a {actual}, not {types:?}"));
-        }
-    }
-    if let (Some(props), Some(obj)) = (
-        schema.get("properties").and_then(Value::as_object),
-        value.as_object(),
-    ) {
-        for (key, v) in obj {
-            let sub = props
-                .get(key)
-                .ok_or_else(|| format!("{path}: field '{key}' is not in the schema"))?;
-            check(v, sub, root, &format!("{path}.{key}"))?;
-        }
-        for req in schema
-            .get("required")
-            .and_then(Value::as_array)
-            .into_iter()
-            .flatten()
-        {
-            let key = req.as_str().unwrap_or_default();
-            if !obj.contains_key(key) {
-                return Err(format!("{path}: required field '{key}' is missing"));
+/// The schema with every object that lists its properties closed to other fields.
+fn closed(schema: &Value) -> Value {
+    match schema {
+        Value::Object(map) => {
+            let mut out: serde_json::Map<String, Value> =
+                map.iter().map(|(k, v)| (k.clone(), closed(v))).collect();
+            if map.contains_key("properties") && !map.contains_key("additionalProperties") {
+                out.insert("additionalProperties".into(), Value::Bool(false));
             }
+            Value::Object(out)
         }
+        Value::Array(items) => Value::Array(items.iter().map(closed).collect()),
+        other => other.clone(),
     }
-    if let (Some(items), Some(arr)) = (schema.get("items"), value.as_array()) {
-        for (i, v) in arr.iter().enumerate() {
-            check(v, items, root, &format!("{path}[{i}]"))?;
-        }
+}
+
+/// Validates `value` against `schema` (closed); returns every error, one per line.
+fn check(value: &Value, schema: &Value) -> Result<(), String> {
+    let validator = jsonschema::validator_for(&closed(schema)).expect("the schema compiles");
+    let errors: Vec<String> = validator
+        .iter_errors(value)
+        .map(|e| format!("{}: {e}", e.instance_path))
+        .collect();
+    if errors.is_empty() {
+        Ok(())
+    } else {
+        Err(errors.join("\n"))
     }
-    Ok(())
 }
 
 #[test]
@@ -96,14 +56,14 @@ fn messages_and_records_match_their_schemas() {
     let exe = env!("CARGO_BIN_EXE_multiversi");
     // A built-in bot behind `tee`, to see both directions of its pipes.
     let spy = format!(
-        "sh -c 'tee -a {} | {exe} bot greedy | tee -a {}'",
+        "sh -c 'tee -a \"{}\" | \"{exe}\" bot greedy | tee -a \"{}\"'",
         input.display(),
         output.display()
     );
     let illegal = format!(
-        "python3 {}/tests/bots/bad.py {} illegal 3",
-        env!("CARGO_MANIFEST_DIR"),
-        dir.join("pids").display()
+        "python3 {} {} illegal 3",
+        test_bot("bad.py"),
+        quote(&dir.join("pids"))
     );
     let out = run(&[
         "match",
@@ -130,7 +90,10 @@ fn messages_and_records_match_their_schemas() {
             let msg: Value = serde_json::from_str(line).unwrap();
             let kind = msg["type"].as_str().unwrap().to_string();
             let schema = load(&format!("protocol/schema/{kind}.json"));
-            check(&msg, &schema, &schema, &kind).unwrap_or_else(|e| panic!("{e}\n{line}"));
+            check(&msg, &schema).unwrap_or_else(|e| panic!("{kind}: {e}\n{line}"));
+            if kind == "turn" {
+                assert!(!msg["legal"].as_array().unwrap().is_empty(), "{line}");
+            }
             seen.insert(kind);
         }
     }
@@ -143,22 +106,75 @@ fn messages_and_records_match_their_schemas() {
     assert!(records.iter().any(|r| !r.faults.is_empty()));
     for line in std::fs::read_to_string(&record).unwrap().lines() {
         let value: Value = serde_json::from_str(line).unwrap();
-        check(&value, &schema, &schema, "record").unwrap_or_else(|e| panic!("{e}"));
+        check(&value, &schema).unwrap_or_else(|e| panic!("record: {e}"));
     }
 }
 
 #[test]
-fn the_checker_notices_a_stray_or_missing_field() {
+fn the_checker_notices_what_the_schemas_forbid() {
     let schema = load("protocol/schema/end.json");
-    let mut msg: Value = serde_json::json!({"type": "end", "game": "g", "result": {"kind": "draw"},
-        "scores": [1, 2, 3], "rows": ["........"], "faults": []});
-    assert!(check(&msg, &schema, &schema, "end").is_ok());
-    msg["extra"] = Value::from(1);
-    assert!(check(&msg, &schema, &schema, "end").is_err());
-    msg.as_object_mut().unwrap().remove("extra");
-    msg.as_object_mut().unwrap().remove("scores");
-    assert!(check(&msg, &schema, &schema, "end").is_err());
-    msg["scores"] = serde_json::json!([1, 2, 3]);
-    msg["result"] = serde_json::json!({"kind": "win"});
-    assert!(check(&msg, &schema, &schema, "end").is_err());
+    let end = json!({"type": "end", "game": "g", "result": {"kind": "draw"},
+        "scores": [1, 2, 3], "rows": vec!["........"; 8], "faults": []});
+    check(&end, &schema).expect("a valid end message");
+    let refused = |change: &dyn Fn(&mut Value), what: &str| {
+        let mut msg = end.clone();
+        change(&mut msg);
+        assert!(check(&msg, &schema).is_err(), "{what} passed: {msg}");
+    };
+    refused(&|m| m["extra"] = json!(1), "a stray field");
+    refused(
+        &|m| {
+            m.as_object_mut().unwrap().remove("scores");
+        },
+        "a missing field",
+    );
+    refused(
+        &|m| m["result"] = json!({"kind": "win"}),
+        "a win without winner",
+    );
+
+    // Bounds, item counts and patterns, which the protocol's schemas rely on.
+    let schema = load("protocol/schema/turn.json");
+    let turn = json!({"type": "turn", "game": "g", "ply": 3, "seat": 0,
+        "rows": vec!["........"; 8], "moves": [{"ply": 1, "seat": 1, "square": "e6"}],
+        "legal": ["g2", "j10"], "kind": "flipping", "time_ms": 500,
+        "clocks_ms": [null, 20, null], "out": [2]});
+    check(&turn, &schema).expect("a valid turn message");
+    let refused = |change: &dyn Fn(&mut Value), what: &str| {
+        let mut msg = turn.clone();
+        change(&mut msg);
+        assert!(check(&msg, &schema).is_err(), "{what} passed: {msg}");
+    };
+    refused(&|m| m["legal"] = json!([]), "legal empty (minItems)");
+    refused(&|m| m["ply"] = json!(-1), "a negative ply (minimum)");
+    refused(&|m| m["seat"] = json!(4), "seat 4 (maximum)");
+    refused(&|m| m["out"] = json!([7]), "seat 7 out (maximum)");
+    refused(
+        &|m| m["clocks_ms"] = json!([-5, null, null]),
+        "a negative clock",
+    );
+    refused(
+        &|m| m["rows"] = json!(vec!["........"; 7]),
+        "7 rows (minItems)",
+    );
+    refused(
+        &|m| m["rows"] = json!(vec!["........"; 11]),
+        "11 rows (maxItems)",
+    );
+    refused(
+        &|m| m["rows"][2] = json!("...X...."),
+        "a row with X (pattern)",
+    );
+    refused(&|m| m["legal"][0] = json!("k1"), "square k1 (pattern)");
+    refused(&|m| m["legal"][0] = json!("a11"), "square a11 (pattern)");
+    refused(&|m| m["legal"][0] = json!("a0"), "square a0 (pattern)");
+    refused(
+        &|m| m["moves"][0]["square"] = json!("D3"),
+        "square D3 (pattern)",
+    );
+    refused(&|m| m["kind"] = json!("passing"), "an unknown kind (enum)");
+    refused(
+        &|m| m["time_ms"] = json!(1.5),
+        "a fractional time (integer)",
+    );
 }
