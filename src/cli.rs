@@ -28,6 +28,9 @@ pub enum Command {
     Match(Box<crate::matches::MatchArgs>),
     /// Run a built-in bot speaking the bot protocol on stdin/stdout.
     Bot(BotArgs),
+    /// Put one bot through the protocol's situations and print a checklist (see README,
+    /// "Checking a bot"): multiversi check-bot [OPTIONS] -- COMMAND [ARGS...]
+    CheckBot(crate::checkbot::CheckBotArgs),
     /// Show recorded games again: in the terminal, as an HTML viewer, or verified by the rules.
     Replay(crate::replay::ReplayArgs),
     /// The benchmark's instant bot (first legal move, no JSON parsing); see bench/referee.sh.
@@ -100,6 +103,7 @@ pub fn run(cli: Cli) -> Result<()> {
         Command::Perft(args) => run_perft(&args),
         Command::Match(args) => crate::matches::run_match(&args),
         Command::Bot(args) => run_bot(&args),
+        Command::CheckBot(args) => crate::checkbot::run(&args),
         Command::Guard => {
             crate::process::run_guard();
             Ok(())
@@ -128,7 +132,10 @@ pub fn main() -> i32 {
         Ok(()) => exit::OK,
         Err(e) => {
             let code = e.downcast_ref::<Failure>().map_or(exit::USAGE, |f| f.code);
-            eprintln!("multiversi: {e:#}");
+            // An empty message means there is nothing to say (a closed output pipe).
+            if !e.to_string().is_empty() {
+                eprintln!("multiversi: {e:#}");
+            }
             code
         }
     }

@@ -6,6 +6,9 @@
 pub const OK: i32 = 0;
 /// `replay --verify` found a record that does not hold.
 pub const VERIFY_FAILED: i32 = 1;
+/// `check-bot` ran every check and at least one failed (the same code as a failed verify: a
+/// check found something that does not hold).
+pub const CHECK_FAILED: i32 = 1;
 /// A wrong option or option value (also clap's own code for usage errors).
 pub const USAGE: i32 = 2;
 /// An input file is missing, unreadable or damaged.
@@ -31,6 +34,17 @@ impl std::fmt::Display for Failure {
 }
 
 impl std::error::Error for Failure {}
+
+/// Stdout could not be written. A reader that went away (`multiversi replay … | head`) is no
+/// failure: like other Unix tools the program then stops quietly, with exit 0 and nothing on
+/// stderr (an error with an empty message, which `cli::main` does not print). Any other error
+/// is an output failure (exit 5).
+pub fn stdout_error(e: std::io::Error) -> anyhow::Error {
+    if e.kind() == std::io::ErrorKind::BrokenPipe {
+        return fail(OK, "");
+    }
+    fail(OUTPUT, format!("cannot write output: {e}"))
+}
 
 /// Builds an error with a given exit code.
 pub fn fail(code: i32, message: impl Into<String>) -> anyhow::Error {

@@ -1,12 +1,14 @@
 //! multiversi: a referee and match runner for Reversi for three or four players.
 
 pub mod bots;
+pub mod checkbot;
 pub mod cli;
 pub mod exit;
 pub mod explain;
 pub mod league;
 pub mod limits;
 pub mod matches;
+pub mod names;
 pub mod options;
 pub mod process;
 pub mod protocol;

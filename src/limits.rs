@@ -333,11 +333,24 @@ impl BotProcess {
         explain(
             &self.enforced.limits,
             detail,
-            status.and_then(|s| std::os::unix::process::ExitStatusExt::signal(&s)),
+            status.and_then(ending_signal),
             self.cpu_limit_reached(),
             stderr_tail,
         )
     }
+}
+
+/// The signal that ended a bot: its own, or its child's as a wrapper reports it with exit code
+/// 128 + the signal, as shells and sandboxes such as bubblewrap do (the limits are inherited by
+/// the program a wrapper starts, so that is where they are met).
+fn ending_signal(status: std::process::ExitStatus) -> Option<i32> {
+    use std::os::unix::process::ExitStatusExt;
+    status.signal().or_else(|| {
+        status
+            .code()
+            .filter(|&code| code > 128 && code < 128 + 65)
+            .map(|code| code - 128)
+    })
 }
 
 fn cpu_limit_text(allowance: u64) -> String {
@@ -479,6 +492,18 @@ mod tests {
                 "MemoryError"
             ),
             d()
+        );
+    }
+
+    #[test]
+    fn a_wrapper_reports_its_childs_signal_as_128_plus_it() {
+        use std::os::unix::process::ExitStatusExt;
+        let exited = |code: i32| std::process::ExitStatus::from_raw(code << 8);
+        assert_eq!(ending_signal(exited(152)), Some(libc::SIGXCPU));
+        assert_eq!(ending_signal(exited(1)), None);
+        assert_eq!(
+            ending_signal(std::process::ExitStatus::from_raw(libc::SIGXFSZ)),
+            Some(libc::SIGXFSZ)
         );
     }
 

@@ -5,10 +5,11 @@
 use crate::bots;
 use crate::exit::{self, fail};
 use crate::explain;
-use crate::league::lineup::{bot_spec, distinct_names, run_stamp, set_logs};
+use crate::league::lineup::{bot_spec, run_stamp, set_logs};
 use crate::league::runner::{BotSpec, DealPlan, GamePlan, Run, SilentBots};
 use crate::league::schedule::{factorial, seating};
 use crate::league::session;
+use crate::names;
 use crate::protocol::TimeControl;
 use crate::record::ScheduleRef;
 use crate::rng::Rng;
@@ -73,6 +74,10 @@ pub struct MatchArgs {
     /// Start every bot afresh for each game instead of keeping it alive between games.
     #[arg(long)]
     pub restart: bool,
+    /// The name of bot N (counted from 1) in the table, records and logs, e.g. --name 1=mybot;
+    /// may repeat. Without it a bot is named after its command.
+    #[arg(long, value_name = "N=NAME")]
+    pub name: Vec<String>,
     /// Working directory of bot N (counted from 1), e.g. --cwd 2=bots/mine; may repeat.
     #[arg(long, value_name = "N=DIR")]
     pub cwd: Vec<String>,
@@ -191,7 +196,12 @@ impl MatchArgs {
             }
             bots.push(bot);
         }
-        distinct_names(&mut bots);
+        // Names are how the table tells bots apart: `--name`, else from the command, made distinct.
+        let given = names::parse_given(&self.name, bots.len()).map_err(|e| fail(exit::USAGE, e))?;
+        let distinct = names::assign_to(&bots, &given).map_err(|e| fail(exit::USAGE, e))?;
+        for (bot, name) in bots.iter_mut().zip(distinct) {
+            bot.name = name;
+        }
         if let Some(dir) = &self.log_dir {
             std::fs::create_dir_all(dir).map_err(|e| {
                 fail(

@@ -7,44 +7,6 @@ use crate::limits::Limits;
 use crate::process::{split_command, BotLog};
 use std::path::{Path, PathBuf};
 
-/// A friendly name for a bot command: `builtin:greedy` is `greedy`; `python3 bots/mine.py` is
-/// `mine`; `./target/release/best --depth 3` is `best`. A sandbox prefix is skipped:
-/// `bwrap … -- python3 mine.py` is `mine` too.
-pub fn bot_name(argv: &[String]) -> String {
-    const SANDBOXES: &[&str] = &["bwrap", "firejail", "nsjail", "prlimit", "systemd-run"];
-    let program = argv
-        .first()
-        .map_or("", |p| p.rsplit('/').next().unwrap_or(p));
-    if SANDBOXES.contains(&program) {
-        if let Some(end) = argv.iter().position(|a| a == "--") {
-            if end + 1 < argv.len() {
-                return bot_name(&argv[end + 1..]);
-            }
-        }
-    }
-    const INTERPRETERS: &[&str] = &[
-        "python", "python3", "node", "nodejs", "java", "ruby", "perl", "sh", "bash", "deno", "bun",
-        "pypy3", "env", "php", "lua",
-    ];
-    let stem = |s: &str| {
-        let base = s.rsplit('/').next().unwrap_or(s);
-        match base.rsplit_once('.') {
-            Some((stem, _)) if !stem.is_empty() => stem.to_string(),
-            _ => base.to_string(),
-        }
-    };
-    let first = argv.first().map(String::as_str).unwrap_or("bot");
-    let base = first.rsplit('/').next().unwrap_or(first);
-    if (INTERPRETERS.contains(&base) || base.starts_with("python"))
-        && !argv.iter().any(|a| a == "-c" || a == "-e")
-    {
-        if let Some(script) = argv[1..].iter().find(|a| !a.starts_with('-')) {
-            return stem(script);
-        }
-    }
-    stem(first)
-}
-
 /// A bot from its command line or `builtin:NAME`; `exe` is this program, which built-in bots run
 /// as. The name is `name` if given, else taken from the command. Errors say what is wrong.
 pub fn bot_spec(
@@ -77,7 +39,7 @@ pub fn bot_spec(
     }
     let argv = split_command(spec)?;
     Ok(BotSpec {
-        name: name.map_or_else(|| bot_name(&argv), str::to_string),
+        name: name.map_or_else(|| crate::names::command_name(&argv), str::to_string),
         command: argv.clone(),
         argv,
         builtin: false,
@@ -88,13 +50,14 @@ pub fn bot_spec(
     })
 }
 
-/// Names are how tables tell bots apart: the second `random` becomes `random-2`.
+/// Names are how tables tell bots apart: bots whose commands give the same name are told apart by
+/// a word of their commands, else numbered (`random-2`); see `crate::names`.
 pub fn distinct_names(bots: &mut [BotSpec]) {
-    let given: Vec<String> = bots.iter().map(|p| p.name.clone()).collect();
-    for (i, p) in bots.iter_mut().enumerate() {
-        let before = given[..i].iter().filter(|&n| *n == given[i]).count();
-        if before > 0 {
-            p.name = format!("{}-{}", given[i], before + 1);
+    let none = vec![None; bots.len()];
+    // Without given names, assigning cannot fail.
+    if let Ok(names) = crate::names::assign_to(bots, &none) {
+        for (bot, name) in bots.iter_mut().zip(names) {
+            bot.name = name;
         }
     }
 }
@@ -144,23 +107,6 @@ pub fn run_stamp() -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn names_from_commands() {
-        let v = |s: &str| split_command(s).unwrap();
-        assert_eq!(bot_name(&v("python3 bots/mine.py --fast")), "mine");
-        assert_eq!(bot_name(&v("./target/release/best --depth 3")), "best");
-        assert_eq!(bot_name(&v("node starter/js/bot.js")), "bot");
-        assert_eq!(bot_name(&v("java -jar x.jar")), "x");
-        assert_eq!(bot_name(&v("sh -c 'exec ./x'")), "sh");
-        assert_eq!(
-            bot_name(&v(
-                "bwrap --ro-bind / / --unshare-all -- python3 bots/mine.py"
-            )),
-            "mine"
-        );
-        assert_eq!(bot_name(&v("/usr/bin/bwrap --ro-bind / /")), "bwrap");
-    }
 
     #[test]
     fn stamps_differ_within_a_second() {

@@ -43,7 +43,15 @@ pub fn render(games: &[&Loaded], ply: Option<u32>) -> String {
         "ply": ply,
         "games": games
             .iter()
-            .map(|g| serde_json::json!({"source": g.source.to_string(), "record": g.record}))
+            .map(|g| {
+                let mut record = serde_json::json!(g.record);
+                // A JavaScript number holds integers exactly only up to 2^53, and a seed is
+                // shown to reproduce a match: it goes in as a string.
+                if let Some(seed) = g.record.seed {
+                    record["seed"] = seed.to_string().into();
+                }
+                serde_json::json!({"source": g.source.to_string(), "record": record})
+            })
             .collect::<Vec<_>>(),
     });
     let title = match games {
@@ -72,6 +80,24 @@ mod tests {
         assert!(!safe.contains('<') && !safe.contains('>') && !safe.contains('&'));
         let back: serde_json::Value = serde_json::from_str(&safe).unwrap();
         assert_eq!(back, value);
+    }
+
+    /// A game record without moves, enough for the page.
+    const SAMPLE: &str = r#"{"format":"multiversi-game","version":1,"game":"g1","started":"2026-11-29T20:02:53Z","duration_ms":1,"rules":{"players":4,"board":"8x8","anti":false,"blocked":[]},"seed":1,"seats":[{"seat":0,"colour":"black","name":"a","command":["a"],"ready":null},{"seat":1,"colour":"white","name":"b","command":["b"],"ready":null},{"seat":2,"colour":"red","name":"c","command":["c"],"ready":null},{"seat":3,"colour":"green","name":"d","command":["d"],"ready":null}],"initial_rows":["........","........","........","...BW...","...GR...","........","........","........"],"moves":[],"faults":[],"final_rows":["........","........","........","...BW...","...GR...","........","........","........"],"scores":[1,1,1,1],"result":{"kind":"draw"},"ranking":[[0,1,2,3]]}"#;
+
+    #[test]
+    fn seeds_above_2_53_go_in_as_exact_strings() {
+        let mut record = crate::replay::read::read_line(SAMPLE.as_bytes()).unwrap();
+        record.seed = Some(11140139307897113782);
+        let loaded = Loaded {
+            source: crate::replay::read::Source {
+                path: "g.jsonl".into(),
+                line: 1,
+            },
+            record,
+        };
+        let page = render(&[&loaded], None);
+        assert!(page.contains("\"seed\":\"11140139307897113782\""));
     }
 
     #[test]

@@ -99,7 +99,7 @@ pub fn run(args: &ReplayArgs) -> Result<()> {
 /// problem makes it 1.
 fn run_verify(files: &[PathBuf], records: &read::Records) -> Result<()> {
     let mut out = std::io::stdout().lock();
-    let write_err = |e: std::io::Error| fail(exit::OUTPUT, format!("cannot write output: {e}"));
+    let write_err = exit::stdout_error;
     // Damaged lines and problems of games, in file and line order.
     let mut lines: Vec<(&read::Source, String)> = records
         .damaged

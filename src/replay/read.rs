@@ -139,8 +139,31 @@ pub fn select<'a>(records: &'a Records, game: Option<&str>) -> Result<Vec<&'a Lo
     let Some(wanted) = game else {
         return Ok(records.games.iter().collect());
     };
-    if let Some(found) = records.games.iter().find(|g| g.record.game == wanted) {
-        return Ok(vec![found]);
+    let same_id: Vec<(usize, &Loaded)> = records
+        .games
+        .iter()
+        .enumerate()
+        .filter(|(_, g)| g.record.game == wanted)
+        .collect();
+    match same_id.as_slice() {
+        [] => {}
+        [(_, found)] => return Ok(vec![found]),
+        several => {
+            // Records of older versions reused ids across runs: say which games share this one,
+            // with the numbers that pick each.
+            let listed: Vec<String> = several
+                .iter()
+                .map(|(i, g)| format!("{} ({}, started {})", i + 1, g.source, g.record.started))
+                .collect();
+            return Err(fail(
+                exit::USAGE,
+                format!(
+                    "game id '{wanted}' is ambiguous: {} games have it; give the number of one: {}",
+                    several.len(),
+                    listed.join(", ")
+                ),
+            ));
+        }
     }
     if let Ok(n) = wanted.parse::<usize>() {
         if (1..=records.games.len()).contains(&n) {

@@ -204,15 +204,19 @@ fn seat_name(rec: &GameRecord, seat: usize) -> String {
         .map_or_else(|| format!("seat {seat}"), |s| s.name.clone())
 }
 
+/// `flips d4 e4`, or nothing for a move that flipped nothing.
+fn flips_text(m: &MoveRecord) -> String {
+    if m.flips.is_empty() {
+        return String::new();
+    }
+    let list: Vec<String> = m.flips.iter().map(Square::to_string).collect();
+    format!("flips {}", list.join(" "))
+}
+
 /// One move as a line: number, who, where, what it flipped, and how long the bot took.
 pub fn move_line(rec: &GameRecord, index: usize, colour: bool) -> String {
     let m = &rec.moves[index];
-    let flips = if m.flips.is_empty() {
-        String::new()
-    } else {
-        let list: Vec<String> = m.flips.iter().map(Square::to_string).collect();
-        format!("flips {}", list.join(" "))
-    };
+    let flips = flips_text(m);
     // Pad by the visible width of the colour name: the label may carry colour codes.
     let pad = " ".repeat(5usize.saturating_sub(colour_name(m.seat).len()));
     let who = format!(
@@ -220,8 +224,16 @@ pub fn move_line(rec: &GameRecord, index: usize, colour: bool) -> String {
         seat_label(m.seat, colour),
         truncate(&seat_name(rec, m.seat), 12)
     );
+    // The flips column is as wide as the game's longest list, so that the times line up.
+    let flips_width = rec
+        .moves
+        .iter()
+        .map(|m| flips_text(m).chars().count())
+        .max()
+        .unwrap_or(0)
+        .max(24);
     format!(
-        "{:>4}. {who} {:<3}  {:<8}  {:<24} {:>9.2} ms",
+        "{:>4}. {who} {:<3}  {:<8}  {:<flips_width$} {:>9.2} ms",
         index + 1,
         m.square.to_string(),
         kind_text(m.kind),
@@ -367,7 +379,7 @@ pub fn result_text(rec: &GameRecord, colour: bool) -> String {
 fn write_out(out: &mut impl Write, text: &str) -> Result<()> {
     out.write_all(text.as_bytes())
         .and_then(|()| out.flush())
-        .map_err(|e| fail(exit::OUTPUT, format!("cannot write output: {e}")))
+        .map_err(exit::stdout_error)
 }
 
 /// One game as text, up to `ply` moves: header, moves, board, discs, and the result at the end.

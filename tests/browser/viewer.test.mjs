@@ -23,7 +23,10 @@ for (const need of ["bin", "records", "out"]) {
 }
 mkdirSync(args.out, { recursive: true });
 
-const records = readFileSync(args.records, "utf8").split("\n").filter((l) => l.trim()).map((l) => JSON.parse(l));
+const lines = readFileSync(args.records, "utf8").split("\n").filter((l) => l.trim());
+const records = lines.map((l) => JSON.parse(l));
+// Seeds as written, digit for digit: JSON.parse would round those above 2^53.
+const seeds = lines.map((l) => (l.match(/"seed":(\d+)/) || [])[1]);
 const LETTERS = ["B", "W", "R", "G"];
 let passed = 0;
 let failed = 0;
@@ -140,6 +143,13 @@ try {
     check((await page.title()).startsWith("multiversi replay"), `game ${game + 1}: page title "${await page.title()}"`);
     const faults = await page.locator(".fault").count();
     check(faults === rec.faults.length, `game ${game + 1}: ${faults} faults shown, record has ${rec.faults.length}`);
+    const clipped = await page.evaluate(() => [...document.querySelectorAll(".fault pre")]
+      .filter((pre) => pre.scrollHeight > pre.clientHeight + 1 || pre.scrollWidth > pre.clientWidth + 1).length);
+    check(clipped === 0, `game ${game + 1}: ${clipped} fault boxes clip their text`);
+    if (seeds[game]) {
+      const chips = await page.locator("#chips").textContent();
+      check(chips.includes("seed " + seeds[game]), `game ${game + 1}: seed shown as "${chips}", record has ${seeds[game]}`);
+    }
     await page.keyboard.press("Home");
     await expectBoard(page, game, 0, rec.initial_rows, `game ${game + 1} start (Home key)`);
   }
@@ -191,6 +201,34 @@ try {
   const shot = args.screenshot || join(args.out, "replay-viewer.png");
   await page.screenshot({ path: shot, fullPage: true });
   console.log("screenshot: " + shot);
+
+  // 4. A phone's width (390 px): every board fits its card, the page does not scroll sideways,
+  // and the move list's last column (the time) is inside the list's box.
+  const phone = await browser.newPage({ viewport: { width: 390, height: 844 } });
+  phone.on("pageerror", (e) => errors.push(String(e)));
+  await phone.goto(pathToFileURL(all).href);
+  for (let game = 0; game < records.length; game++) {
+    await phone.selectOption("#picker", String(game));
+    const fit = await phone.evaluate(() => {
+      const board = document.getElementById("board").getBoundingClientRect();
+      const card = document.getElementById("board").closest(".panel").getBoundingClientRect();
+      const list = document.getElementById("moves");
+      const box = list.getBoundingClientRect();
+      const ms = list.querySelector("tr.mv td.ms").getBoundingClientRect();
+      return {
+        board: [board.left, board.right], card: [card.left, card.right],
+        page: document.scrollingElement.scrollWidth, width: window.innerWidth,
+        ms: ms.right, box: box.right, listScroll: list.scrollWidth - list.clientWidth,
+      };
+    });
+    const label = `390 px, game ${game + 1} (${records[game].rules.board})`;
+    check(fit.board[0] >= fit.card[0] && fit.board[1] <= fit.card[1],
+      `${label}: board ${fit.board} spills out of its card ${fit.card}`);
+    check(fit.page <= fit.width, `${label}: the page is ${fit.page} px wide in a ${fit.width} px window`);
+    check(fit.ms <= fit.box + 0.5 && fit.listScroll <= 0,
+      `${label}: the move list's time column ends at ${fit.ms}, its box at ${fit.box} (scrolls ${fit.listScroll} px)`);
+  }
+  await phone.screenshot({ path: join(args.out, "replay-viewer-390px.png"), fullPage: true });
 
   check(errors.length === 0, "page errors or network requests: " + errors.join(" | "));
 } finally {

@@ -23,7 +23,7 @@ fn probe_game(name: &str, options: &str) -> (GameRecord, Option<f64>) {
         "--seed",
         "5",
         "--move-ms",
-        "400",
+        "1000",
         "--startup-ms",
         "20000",
         "--grace-ms",
@@ -70,7 +70,7 @@ fn wrong_messages_closed_output_and_late_lines_are_faults() {
             FaultKind::Malformed,
             4,
             Some("\"ready\""),
-            400.0,
+            1000.0,
         ),
         (
             "close-stdout",
@@ -78,25 +78,25 @@ fn wrong_messages_closed_output_and_late_lines_are_faults() {
             FaultKind::Crash,
             4,
             None,
-            400.0,
+            1000.0,
         ),
-        // An answer 1500 ms into a 400 ms limit: flagged at the deadline, not when it comes.
+        // An answer 3000 ms into a 1000 ms limit: flagged at the deadline, not when it comes.
         (
             "late",
-            "fault=late at=2 ms=1500",
+            "fault=late at=2 ms=3000",
             FaultKind::Timeout,
             4,
             None,
-            1400.0,
+            2500.0,
         ),
         // Half a line before the deadline does not move it.
         (
             "half-line",
-            "fault=half-line at=2 ms=2500",
+            "fault=half-line at=2 ms=3500",
             FaultKind::Timeout,
             4,
             None,
-            2000.0,
+            2500.0,
         ),
         (
             "line-16385",
@@ -104,7 +104,7 @@ fn wrong_messages_closed_output_and_late_lines_are_faults() {
             FaultKind::Malformed,
             0,
             Some("{\"type\": \"move\""),
-            400.0,
+            1000.0,
         ),
     ];
     let handles: Vec<_> = cases
@@ -122,7 +122,7 @@ fn wrong_messages_closed_output_and_late_lines_are_faults() {
                     );
                 }
                 if kind == FaultKind::Timeout {
-                    assert!(f.detail.contains("400"), "{name}: {f:?}");
+                    assert!(f.detail.contains("1000"), "{name}: {f:?}");
                 }
                 let ms = ms.expect("a fault event");
                 assert!(ms < most_ms, "{name}: noticed after {ms} ms");

@@ -327,7 +327,7 @@ fn bots_are_kept_alive_between_games_and_restarted_after_a_crash() {
     let table = stdout(&out);
     let row: Vec<&str> = table
         .lines()
-        .find(|l| l.starts_with("bad "))
+        .find(|l| l.starts_with("bad-crash "))
         .expect("a row for the crashing bot")
         .split_whitespace()
         .collect();
@@ -392,14 +392,14 @@ fn logs_working_directories_and_game_clocks() {
         "{used} + {limit}"
     );
 
-    let log = std::fs::read_to_string(logs.join("bot1-bad.log")).expect("bot 1's log");
+    let log = std::fs::read_to_string(logs.join("bot1-bad-crash.log")).expect("bot 1's log");
     assert!(log.contains("misbehaving on purpose: crash"), "{log}");
     assert!(
         log.contains(&format!("[multiversi] game {} seat 0: start", r.game)),
         "{log}"
     );
     assert!(log.contains("disqualified at ply 3"), "{log}");
-    assert!(logs.join("bot2-bad-2.log").exists());
+    assert!(logs.join("bot2-bad-slow.log").exists());
     assert!(logs.join("bot3-random.log").exists());
 }
 

@@ -208,3 +208,140 @@ fn a_script_that_is_not_executable_names_its_interpreter() {
         "{err}"
     );
 }
+
+#[test]
+fn bots_are_named_apart_and_keep_the_name_they_gave() {
+    let dir = temp_dir("first-hour-names");
+    let record = dir.join("games.jsonl");
+    let out = multiversi()
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .args([
+            "match",
+            "python3 bots/python/starter.py",
+            "node bots/js/starter.js",
+            "builtin:random",
+            "--name",
+            "3=dice",
+            "--move-ms",
+            "2000",
+            "--record",
+        ])
+        .arg(&record)
+        .output()
+        .unwrap();
+    let table = stdout(&out);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let rows: Vec<Vec<&str>> = table
+        .lines()
+        .map(|l| l.split_whitespace().collect())
+        .collect();
+    assert_eq!(rows[0].last(), Some(&"as"), "{table}");
+    assert_eq!(rows[1][0], "starter.py", "{table}");
+    assert_eq!(
+        rows[1][rows[1].len() - 2..],
+        ["starter-python", "1"],
+        "{table}"
+    );
+    assert_eq!(rows[2][0], "starter.js", "{table}");
+    assert_eq!(rows[2][rows[2].len() - 2..], ["starter-js", "1"], "{table}");
+    assert_eq!(rows[3][0], "dice", "{table}");
+    let game = &read_records(&record)[0];
+    let names: Vec<&str> = game.seats.iter().map(|s| s.name.as_str()).collect();
+    assert_eq!(names, ["starter.py", "starter.js", "dice"]);
+}
+
+#[test]
+fn two_bots_given_one_name_is_an_error() {
+    let out = run(&[
+        "match",
+        "builtin:random",
+        "builtin:greedy",
+        "builtin:random",
+        "--name",
+        "1=x",
+        "--name",
+        "2=x",
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(
+        stderr(&out),
+        "multiversi: --name 2=x: bot 1 has that name too; give each bot its own\n"
+    );
+}
+
+/// Sample games written to a record file in a fresh directory.
+fn sample_file(name: &str, games: &[multiversi::record::GameRecord]) -> std::path::PathBuf {
+    let path = temp_dir(name).join("games.jsonl");
+    crate::records::write(&path, games);
+    path
+}
+
+#[test]
+fn replay_into_a_closed_pipe_stops_quietly() {
+    let path = sample_file("first-hour-pipe", &crate::records::sample_games());
+    let mut child = multiversi()
+        .arg("replay")
+        .arg(&path)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // The reader goes away before a byte is read, as `| head` does once it has its lines.
+    drop(child.stdout.take());
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(stderr(&out), "");
+}
+
+#[test]
+fn replay_keeps_the_time_column_aligned_with_many_flips() {
+    let mut games = crate::records::sample_games();
+    let squares: Vec<multiversi::rules::Square> =
+        ["a1", "b1", "c1", "d1", "e1", "f1", "g1", "h1", "a2"]
+            .iter()
+            .map(|s| s.parse().unwrap())
+            .collect();
+    games[0].moves[4].flips = squares;
+    let path = sample_file("first-hour-columns", &games[..1]);
+    let out = run(&["replay", path.to_str().unwrap()]);
+    let text = stdout(&out);
+    let ends: Vec<usize> = text
+        .lines()
+        .filter(|l| l.ends_with(" ms"))
+        .map(|l| l.chars().count())
+        .collect();
+    assert!(ends.len() == games[0].moves.len(), "{text}");
+    assert!(
+        ends.iter().all(|&e| e == ends[0]),
+        "time column out of line: {ends:?}\n{text}"
+    );
+    assert!(text.contains("flips a1 b1 c1 d1 e1 f1 g1 h1 a2 "), "{text}");
+}
+
+#[test]
+fn replay_says_when_a_game_id_is_ambiguous() {
+    let games = crate::records::sample_games();
+    let path = sample_file(
+        "first-hour-ambiguous",
+        &[games[0].clone(), games[1].clone(), games[0].clone()],
+    );
+    let id = games[0].game.clone();
+    let out = run(&["replay", path.to_str().unwrap(), "--game", &id]);
+    assert_eq!(out.status.code(), Some(2));
+    let p = path.display();
+    assert_eq!(
+        stderr(&out),
+        format!(
+            "multiversi: game id '{id}' is ambiguous: 2 games have it; give the number of one: \
+             1 ({p}:1, started {s}), 3 ({p}:3, started {s})\n",
+            s = games[0].started
+        )
+    );
+    // Its number picks one.
+    let out = run(&["replay", path.to_str().unwrap(), "--game", "3"]);
+    assert!(
+        stdout(&out).contains(&format!("({p}:3)")),
+        "{}",
+        stdout(&out)
+    );
+}

@@ -48,7 +48,7 @@ fn a_bot_that_outstays_its_input_gets_sigterm_then_sigkill() {
         &stubborn,
         &prompt,
         "--grace-ms",
-        "600",
+        "2000",
         "--startup-ms",
         "20000",
         "--move-ms",
@@ -73,23 +73,25 @@ fn a_bot_that_outstays_its_input_gets_sigterm_then_sigkill() {
     };
     let eof = time_of("log-linger", "eof").expect("bot 1 saw its input end");
     let term = time_of("log-linger", "term").expect("bot 1 got SIGTERM");
+    // The bot notes the end of its input and SIGTERM when it gets to run: 300 ms of slack for a
+    // loaded machine on each bound.
     assert!(
-        term - eof >= 0.55,
-        "SIGTERM {:.0} ms after the end of input, before the grace period",
+        term - eof >= 1.7,
+        "SIGTERM {:.0} ms after the end of input, before the 2000 ms grace period",
         (term - eof) * 1000.0
     );
-    assert!(term - eof < 5.0, "{:.0} ms", (term - eof) * 1000.0);
+    assert!(term - eof < 6.0, "{:.0} ms", (term - eof) * 1000.0);
 
     let eof = time_of("log-stubborn", "eof").expect("bot 2 saw its input end");
     let term = time_of("log-stubborn", "term").expect("bot 2 got SIGTERM");
-    assert!(term - eof >= 0.55, "{:.0} ms", (term - eof) * 1000.0);
+    assert!(term - eof >= 1.7, "{:.0} ms", (term - eof) * 1000.0);
     // It ignored SIGTERM and was killed half a grace period later: the referee ended after.
     assert!(
-        ended - term >= 0.28,
+        ended - term >= 0.7,
         "the referee ended {:.0} ms after SIGTERM, before half the grace period",
         (ended - term) * 1000.0
     );
-    assert!(ended - term < 5.0, "{:.0} ms", (ended - term) * 1000.0);
+    assert!(ended - term < 6.0, "{:.0} ms", (ended - term) * 1000.0);
 
     assert!(time_of("log-prompt", "eof").is_some());
     assert!(
@@ -179,8 +181,8 @@ fn restart_starts_every_bot_afresh_for_each_game() {
 fn the_startup_limit_holds_in_every_game_also_for_a_bot_kept_alive() {
     let dir = temp_dir("startup-again");
     let record = dir.join("games.jsonl");
-    // Ready at once in the process's first game; in its second, after 6 s against a 2.5 s limit.
-    let slow_second = probe(&dir, "log-a", "ready_game=2 ready_ms=6000");
+    // Ready at once in the process's first game; in its second, after 10 s against a 4 s limit.
+    let slow_second = probe(&dir, "log-a", "ready_game=2 ready_ms=10000");
     let out = run(&[
         "match",
         &slow_second,
@@ -189,7 +191,7 @@ fn the_startup_limit_holds_in_every_game_also_for_a_bot_kept_alive() {
         "--games",
         "3",
         "--startup-ms",
-        "2500",
+        "4000",
         "--grace-ms",
         "200",
         "--record",
@@ -207,7 +209,7 @@ fn the_startup_limit_holds_in_every_game_also_for_a_bot_kept_alive() {
     assert_eq!(f.len(), 1, "{f:?}");
     // Bot 1 sits in seat (0 - 1) mod 3 = 2 in the second game.
     assert_eq!((f[0].seat, f[0].kind, f[0].ply), (2, FaultKind::Timeout, 0));
-    assert!(f[0].detail.contains("2500"), "{f:?}");
+    assert!(f[0].detail.contains("4000"), "{f:?}");
     assert!(records[1].seats[2].ready.is_none());
     // Started afresh for the third game, it answers at once again.
     assert!(records[2].faults.is_empty(), "{:?}", records[2].faults);
@@ -268,4 +270,39 @@ fn a_bot_that_cannot_be_started_again_faults_in_each_later_game() {
         assert!(r.moves.len() > 10);
         assert_eq!(r.ranking.last(), Some(&vec![seat]));
     }
+}
+
+#[test]
+fn a_bot_whose_path_holds_spaces_starts_when_quoted() {
+    // As in a checkout under "My Projects": quoted, the path is one argument.
+    let dir = temp_dir("path with spaces");
+    let bots = dir.join("my bots");
+    std::fs::create_dir_all(&bots).unwrap();
+    let script = bots.join("probe bot.py");
+    let source = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/bots/probe.py");
+    std::fs::copy(source, &script).unwrap();
+    let record = dir.join("games.jsonl");
+    let bot = format!(
+        "python3 {} {} {}",
+        quote(&script),
+        quote(&dir.join("pids")),
+        quote(&dir.join("log"))
+    );
+    let out = run(&[
+        "match",
+        &bot,
+        "builtin:random",
+        "builtin:greedy",
+        "--startup-ms",
+        "20000",
+        "--record",
+        record.to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_no_process_left(&dir.join("pids"));
+    let r = &read_records(&record)[0];
+    assert!(r.faults.is_empty(), "{:?}", r.faults);
+    assert_eq!(r.seats[0].command[1], script.to_str().unwrap());
+    assert!(r.seats[0].ready.is_some());
+    check_record(r);
 }

@@ -247,8 +247,7 @@ fn bwrap_prefix(bot_dir: &Path) -> String {
     )
 }
 
-#[test]
-fn a_bot_under_bubblewrap_has_no_network_and_cannot_write_outside_its_directory() {
+fn assert_bwrap_runs() {
     assert!(
         std::process::Command::new("bwrap")
             .arg("--version")
@@ -256,6 +255,11 @@ fn a_bot_under_bubblewrap_has_no_network_and_cannot_write_outside_its_directory(
             .is_ok_and(|o| o.status.success()),
         "bwrap is missing: install Debian's bubblewrap package (.ci/setup does)"
     );
+}
+
+#[test]
+fn a_bot_under_bubblewrap_has_no_network_and_cannot_write_outside_its_directory() {
+    assert_bwrap_runs();
     let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     let port = listener.local_addr().unwrap().port();
     let outside = temp_dir("sandbox-outside");
@@ -304,4 +308,29 @@ fn a_bot_under_bubblewrap_has_no_network_and_cannot_write_outside_its_directory(
         "{confined}"
     );
     assert!(!outside.join("escaped.txt").exists());
+}
+
+#[test]
+fn limits_reach_a_bot_inside_the_sandbox_and_are_named() {
+    assert_bwrap_runs();
+    let dir = temp_dir("sandbox-cpu");
+    let bot = format!("{} {}", bwrap_prefix(&dir), hungry_bot(&dir, "cpu", ""));
+    let (records, err) = games_with(&dir, &bot, 1, &["--limit-cpu-s", "1"]);
+    let fault = &records[0].faults[0];
+    // bubblewrap reports its child's SIGXCPU as exit code 128 + 24.
+    assert_eq!(
+        (fault.seat, fault.kind, fault.detail.as_str()),
+        (
+            0,
+            FaultKind::Crash,
+            "CPU limit of 1 s per game reached: exited (exit code 152)"
+        ),
+        "{err}"
+    );
+    let marker = dir.display().to_string();
+    let until = Instant::now() + Duration::from_secs(3);
+    while !processes_mentioning(&marker).is_empty() {
+        assert!(Instant::now() < until, "a process of the bot is left");
+        std::thread::sleep(Duration::from_millis(10));
+    }
 }

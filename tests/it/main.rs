@@ -1,6 +1,7 @@
 //! The integration tests: one binary, a module per area, small helpers in `support`.
 
 mod bots;
+mod check_bot;
 mod cli;
 mod cluster;
 mod exit_codes;

@@ -36,10 +36,10 @@ fn squares(values: &[multiversi::rules::Square]) -> Vec<String> {
 fn turn_start_and_end_messages_and_events_say_what_happened() {
     let dir = temp_dir("messages");
     let record = dir.join("games.jsonl");
-    // The probe spends 300 ms on each of its first three turns: its 1500 ms clock then falls
-    // below the 1000 ms move limit (time_ms is the clock), and the 50 ms increments raise it
-    // above again (time_ms is the move limit).
-    let watcher = probe(&dir, "log-a", "delay=300 delay_turns=3");
+    // At its first turn the probe's 3000 ms clock is above the 2000 ms move limit (time_ms is
+    // the move limit); it spends 600 ms on each of its first three turns, so the clock falls
+    // below the limit (time_ms is the clock), with room to spare on a loaded machine.
+    let watcher = probe(&dir, "log-a", "delay=600 delay_turns=3");
     // The other probe writes 5000 bytes of stderr and crashes at its third turn.
     let crasher = probe(&dir, "log-b", "fault=stderr-crash at=3 bytes=5000");
     let out = run(&[
@@ -53,9 +53,9 @@ fn turn_start_and_end_messages_and_events_say_what_happened() {
         "--seed",
         "11",
         "--move-ms",
-        "1000",
+        "2000",
         "--clock-ms",
-        "1500",
+        "3000",
         "--increment-ms",
         "50",
         "--startup-ms",
@@ -103,7 +103,7 @@ fn turn_start_and_end_messages_and_events_say_what_happened() {
             json!({"type": "start", "protocol": 1, "game": r.game, "seat": me,
                 "colour": r.seats[me].colour, "players": players, "rules": r.rules,
                 "size": 8, "rows": r.initial_rows,
-                "time": {"move_ms": 1000, "clock_ms": 1500, "increment_ms": 50,
+                "time": {"move_ms": 2000, "clock_ms": 3000, "increment_ms": 50,
                          "startup_ms": 20000}})
         );
         // turns
@@ -155,7 +155,7 @@ fn turn_start_and_end_messages_and_events_say_what_happened() {
                 .filter(|f| f.ply <= ply)
                 .map(|f| f.seat)
                 .collect();
-            let clocks = clocks_before(r, ply, 1500.0, 50.0);
+            let clocks = clocks_before(r, ply, 3000.0, 50.0);
             let reported: Vec<f64> = t["clocks_ms"]
                 .as_array()
                 .unwrap()
@@ -170,12 +170,12 @@ fn turn_start_and_end_messages_and_events_say_what_happened() {
                 );
             }
             let limit = t["time_ms"].as_f64().unwrap();
-            let expected = clocks[me].floor().min(1000.0);
+            let expected = clocks[me].floor().min(2000.0);
             assert!(
                 (limit - expected).abs() <= 1.0,
                 "ply {ply}: {limit} vs {expected}"
             );
-            if clocks[me] < 999.0 {
+            if clocks[me] < 1999.0 {
                 saw_clock_limit = true;
             } else {
                 saw_move_limit = true;

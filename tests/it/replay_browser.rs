@@ -38,6 +38,23 @@ fn html_viewer_shows_the_recorded_boards_in_chromium() {
     // A bot name that would end the data's <script> element if it were not escaped.
     let mut games = records::sample_games();
     games[0].seats[3].name = "</script><script>document.title='broken'</script>".into();
+    // A seed above 2^53, which a JavaScript number would round, and a crash's whole Python
+    // traceback, which the fault box must show without clipping.
+    games[0].seed = Some(11140139307897113782);
+    let faulty = games
+        .iter_mut()
+        .find(|g| !g.faults.is_empty())
+        .expect("a game with faults");
+    faulty.faults[0].stderr_tail = "Traceback (most recent call last):\n".to_string()
+        + &(1..=6)
+            .map(|i| {
+                format!(
+                    "  File \"bot.py\", line {i}, in step{i}\n    step{}()\n",
+                    i + 1
+                )
+            })
+            .collect::<String>()
+        + "ZeroDivisionError: division by zero\n";
     records::write(&path, &games);
     records::real_games(&path);
     let screenshot = Path::new(env!("CARGO_TARGET_TMPDIR")).join("replay-viewer.png");

@@ -91,9 +91,9 @@ fn rust_bot() -> &'static Path {
 
 /// A starter bot: its expected `ready` name, the command that runs it, and the same as one BOT
 /// argument of `multiversi match` (run from the repository root).
-struct Bot {
+pub(crate) struct Bot {
     name: &'static str,
-    command: Vec<PathBuf>,
+    pub(crate) command: Vec<PathBuf>,
     arg: String,
 }
 
@@ -102,7 +102,7 @@ fn quoted(path: &Path) -> String {
     format!("'{}'", path.display())
 }
 
-fn bot(language: &str) -> Bot {
+pub(crate) fn bot(language: &str) -> Bot {
     let path = |p: &str| repo().join(p);
     match language {
         "python" => Bot {

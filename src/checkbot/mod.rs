@@ -1,0 +1,1135 @@
+//! `multiversi check-bot`: before a league, a bot author learns whether the bot speaks the
+//! protocol. One bot process is put through short games from constructed positions (every
+//! board, 3 and 4 players, Anti-Reversi, blocked squares, only placing moves, no discs left, the
+//! last empty square) and whole games from every seat against built-in `random` bots, all in one
+//! process as a match would keep it; then its stdin is closed. The evidence becomes a checklist
+//! (`report`): one line per check, and for a failure the exact lines sent and what came back.
+//!
+//! Each exchange is judged exactly as the referee judges it (same line cap, same parser, same
+//! legality gate, same deadlines from the moment a message is written), because the point is to
+//! predict what a match will do with the bot. Where the referee stops waiting at the limit, the
+//! checker waits a little longer, only to tell a slow bot from a silent one. A bot that fails an
+//! exchange is killed and started afresh for the next one, as the referee would.
+
+mod positions;
+mod report;
+
+use crate::exit::{self, fail};
+use crate::limits::Limits;
+use crate::process::{
+    become_subreaper, describe_status, install_signal_handlers, interrupted, split_command,
+    BotProcess, Guard, Received,
+};
+use crate::protocol::{
+    fault_text, parse_reply, PlayerInfo, Reply, TimeControl, ToBot, TurnView, MAX_LINE_BYTES,
+};
+use crate::record::{FaultKind, FaultRecord, GameRecord};
+use crate::referee::{play_game, GameSetup, Observer, Player};
+use crate::rng::Rng;
+use crate::rules::{BoardKind, Colour, MoveKind, Outcome, Position, Rules, Seat, Setup, Square};
+use anyhow::Result;
+use clap::Args;
+use positions::{is_placing, Scenario};
+use report::{Check, Report, Times};
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+#[derive(Args, Debug)]
+pub struct CheckBotArgs {
+    /// The bot: a program and its arguments (put `--` before them), or one argument split like a
+    /// BOT of `match`, or builtin:NAME.
+    #[arg(
+        value_name = "COMMAND",
+        required = true,
+        num_args = 1..,
+        trailing_var_arg = true,
+        allow_hyphen_values = true
+    )]
+    pub command: Vec<String>,
+    /// The most one move may take, in milliseconds (as `match --move-ms`).
+    #[arg(long, default_value_t = 1000, value_name = "MS")]
+    pub move_ms: u64,
+    /// Time for the bot to answer start with ready, in milliseconds (as `match --startup-ms`).
+    #[arg(long, default_value_t = 10000, value_name = "MS")]
+    pub startup_ms: u64,
+    /// Time the bot has to exit after its stdin is closed, in milliseconds.
+    #[arg(long, default_value_t = 1000, value_name = "MS")]
+    pub grace_ms: u64,
+    /// Seed of the positions, the games and the opponents: the same seed sends the same messages.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Working directory of the bot.
+    #[arg(long, value_name = "DIR")]
+    pub cwd: Option<PathBuf>,
+    /// Print the result as one JSON object instead of the checklist (see README).
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// How long the checker listens after an `end` for output nobody asked for. A bot that answers
+/// `end` does so at once; a later line is still caught by the next `start` exchange.
+const AFTER_END: Duration = Duration::from_millis(30);
+/// The longest the checker keeps listening past a limit to tell a late answer from none.
+const LATE_WAIT_CAP: Duration = Duration::from_millis(2000);
+/// How much of the bot's stderr a failed check shows.
+const STDERR_SHOWN: usize = 800;
+
+/// The run was interrupted by a signal.
+struct Interrupted;
+
+/// What came back for one message.
+enum Heard {
+    /// A line within the limit, and how long it took.
+    Answer(Vec<u8>, f64),
+    /// A line after the limit (the referee would have faulted the bot already).
+    Late(Vec<u8>, f64),
+    /// Nothing, even well past the limit.
+    Silent,
+    /// A line longer than the protocol's cap: its beginning.
+    TooLong(Vec<u8>),
+    /// The bot's output ended: how its process ended.
+    Ended(String),
+}
+
+/// A failed exchange: what to show besides the bot's stderr.
+struct Trouble {
+    summary: String,
+    sent: Vec<String>,
+    got: Option<String>,
+}
+
+fn line_text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes.strip_suffix(b"\n").unwrap_or(bytes)).into_owned()
+}
+
+fn ms(d: Duration) -> f64 {
+    d.as_secs_f64() * 1000.0
+}
+
+/// Sends one message and waits for the answer against `limit_ms` from the moment it was written.
+fn ask(process: &mut BotProcess, message: &[u8], limit_ms: u64) -> Heard {
+    process.send(message);
+    let sent = Instant::now();
+    let limit = Duration::from_millis(limit_ms);
+    let deadline = sent + limit;
+    let received = match process.recv_line(deadline, MAX_LINE_BYTES) {
+        Received::Timeout => process.recv_line(deadline + limit.min(LATE_WAIT_CAP), MAX_LINE_BYTES),
+        other => other,
+    };
+    match received {
+        Received::Line(line, at) if at <= deadline => Heard::Answer(line, ms(at - sent)),
+        Received::Line(line, at) => Heard::Late(line, ms(at - sent)),
+        Received::Timeout => Heard::Silent,
+        Received::TooLong(prefix) => Heard::TooLong(prefix),
+        Received::Eof => Heard::Ended(describe_status(
+            process.wait_exit(Duration::from_millis(200)),
+        )),
+    }
+}
+
+/// The command to start: `builtin:NAME` runs this program's built-in bot; a single argument
+/// with blanks is split like a BOT of `match`; anything else is the argument list as given.
+fn resolve_command(words: &[String], exe: &std::path::Path, seed: u64) -> Result<Vec<String>> {
+    if let [word] = words {
+        if let Some(name) = word.strip_prefix("builtin:") {
+            if !crate::bots::NAMES.contains(&name) {
+                return Err(fail(
+                    exit::USAGE,
+                    format!(
+                        "no built-in bot named '{name}' (choose from {})",
+                        crate::bots::NAMES.join(", ")
+                    ),
+                ));
+            }
+            return Ok(builtin_argv(exe, name, seed));
+        }
+        if word.contains([' ', '\t', '\'', '"']) {
+            return split_command(word).map_err(|e| fail(exit::USAGE, e));
+        }
+    }
+    Ok(words.to_vec())
+}
+
+fn builtin_argv(exe: &std::path::Path, name: &str, seed: u64) -> Vec<String> {
+    vec![
+        exe.to_string_lossy().into_owned(),
+        "bot".into(),
+        name.into(),
+        "--seed".into(),
+        seed.to_string(),
+    ]
+}
+
+/// A whole game of the checklist: the bot's seat and the game's options.
+struct WholeGame {
+    players: u32,
+    seat: Seat,
+    board: BoardKind,
+    anti: bool,
+    blocked_random: u32,
+}
+
+/// Whole games from every seat of a 4-player and of a 3-player table, across the boards and
+/// options, so that every seat is played at least once with each player count.
+fn whole_games() -> Vec<WholeGame> {
+    let game = |players, seat, board, anti, blocked_random| WholeGame {
+        players,
+        seat,
+        board,
+        anti,
+        blocked_random,
+    };
+    vec![
+        game(4, 0, BoardKind::Eight, false, 0),
+        game(4, 1, BoardKind::Ten, false, 0),
+        game(4, 2, BoardKind::Octagon, true, 0),
+        game(4, 3, BoardKind::Eight, false, 4),
+        game(3, 0, BoardKind::Eight, false, 0),
+        game(3, 1, BoardKind::Octagon, false, 4),
+        game(3, 2, BoardKind::Eight, true, 0),
+    ]
+}
+
+/// Ignores the game's events: the record says everything the checklist needs.
+struct Quiet;
+impl Observer for Quiet {}
+
+/// The checker's state: the bot and its opponents, and the evidence gathered so far.
+struct Checker {
+    time: TimeControl,
+    grace: Duration,
+    seed: u64,
+    /// `players[0]` is the bot under check; the rest are built-in opponents for whole games.
+    players: Vec<Player>,
+    games: u32,
+    /// Every `ready` in time: how long it took.
+    ready_ms: Vec<f64>,
+    /// Every `start` that was not answered well: which game, what happened.
+    bad_starts: Vec<String>,
+    /// Every move answered, in time or late: how long it took (a move the referee gave up on in a
+    /// whole game has no time).
+    answer_ms: Vec<f64>,
+    /// Every move that came too late or not at all.
+    late: Vec<String>,
+    /// Output that is not a protocol line the referee could take: where, what.
+    stray: Vec<String>,
+    /// Lines written after an `end`.
+    after_end: Vec<String>,
+    /// Games after which the bot's process ended by itself.
+    left: Vec<String>,
+    /// Every process of the bot that played, by pid, in order.
+    pids: Vec<u32>,
+    /// How many starts got no answer at all, even well past the limit.
+    silent_starts: u32,
+}
+
+impl Checker {
+    fn bot(&mut self) -> &mut Player {
+        &mut self.players[0]
+    }
+
+    /// Notes the bot's current process, to count how many played.
+    fn note_process(&mut self) {
+        if let Some(pid) = self.players[0].process.as_ref().map(BotProcess::pid) {
+            if self.pids.last() != Some(&pid) {
+                self.pids.push(pid);
+            }
+        }
+    }
+
+    fn next_game(&mut self) -> String {
+        self.games += 1;
+        format!("check-{}-{:02}", self.seed, self.games)
+    }
+
+    /// Turns a failed exchange into a failed check: the bot's stderr is collected, and the bot
+    /// killed (it is started afresh for the next exchange), as the referee does.
+    fn failed(&mut self, id: &str, title: &str, trouble: Trouble) -> Check {
+        let stderr = match self.bot().process.take() {
+            Some(process) => {
+                process.signal_kill();
+                process.settle_stderr(Duration::from_millis(200));
+                let tail = process.stderr_tail(STDERR_SHOWN);
+                process.kill();
+                tail
+            }
+            None => String::new(),
+        };
+        let mut check = Check::fail(id, title, trouble.summary);
+        check.sent = trouble.sent;
+        check.got = trouble.got;
+        check.stderr = (!stderr.trim().is_empty()).then_some(stderr);
+        check
+    }
+
+    /// Sends `start` and takes the `ready`, starting the bot first if it is not running. A bot
+    /// kept from an earlier game whose output has ended is noted and started again, as the
+    /// referee does.
+    fn start_game(&mut self, game: &str, start: &[u8]) -> Result<Result<(), Trouble>, Interrupted> {
+        let sent = vec![line_text(start)];
+        let mut kept = self.bot().process.is_some();
+        for _attempt in 0..2 {
+            let bot = self.bot();
+            if let Some(process) = bot.process.as_mut() {
+                if process.try_status().is_some() {
+                    kept = false;
+                    if let Some(old) = bot.process.take() {
+                        old.kill();
+                    }
+                    self.left.push(format!("before game {game}"));
+                }
+            }
+            if let Err(e) = self.bot().ensure_started() {
+                return Ok(Err(Trouble {
+                    summary: format!("could not be started: {e}"),
+                    sent: Vec::new(),
+                    got: None,
+                }));
+            }
+            let limit = self.time.startup_ms;
+            let Some(process) = self.bot().process.as_mut() else {
+                unreachable!("ensure_started leaves a process");
+            };
+            let heard = ask(process, start, limit);
+            self.note_process();
+            if interrupted() {
+                return Err(Interrupted);
+            }
+            let trouble = |summary: String, got: Option<String>| Trouble {
+                summary,
+                sent: sent.clone(),
+                got,
+            };
+            let result = match heard {
+                Heard::Ended(_) if kept => {
+                    // Its output ended between games: it left after the last `end`.
+                    self.left.push(format!("before game {game}"));
+                    if let Some(old) = self.bot().process.take() {
+                        old.kill();
+                    }
+                    kept = false;
+                    continue;
+                }
+                Heard::Answer(line, ms) => match parse_reply(&line) {
+                    Ok(Reply::Ready { .. }) => {
+                        self.ready_ms.push(ms);
+                        Ok(())
+                    }
+                    Ok(Reply::Move { .. }) => {
+                        self.stray
+                            .push(format!("game {game}: a move instead of ready"));
+                        Err(trouble(
+                            format!("malformed: a move instead of ready, after {ms:.1} ms"),
+                            Some(line_text(&line)),
+                        ))
+                    }
+                    Err(e) => {
+                        self.stray.push(format!(
+                            "game {game}, instead of ready: {}",
+                            fault_text(&line)
+                        ));
+                        Err(trouble(format!("malformed: {e}"), Some(line_text(&line))))
+                    }
+                },
+                Heard::Late(line, ms) => Err(trouble(
+                    format!("timeout: ready came after {ms:.0} ms, the limit is {limit} ms"),
+                    Some(line_text(&line)),
+                )),
+                Heard::Silent => {
+                    self.silent_starts += 1;
+                    Err(trouble(
+                        format!("timeout: no ready within {limit} ms"),
+                        None,
+                    ))
+                }
+                Heard::TooLong(prefix) => {
+                    self.stray
+                        .push(format!("game {game}: a line over {MAX_LINE_BYTES} bytes"));
+                    Err(trouble(
+                        format!("malformed: a line longer than {MAX_LINE_BYTES} bytes"),
+                        Some(fault_text(&prefix)),
+                    ))
+                }
+                Heard::Ended(how) => Err(trouble(
+                    format!("crash: its output ended before ready ({how})"),
+                    None,
+                )),
+            };
+            if let Err(t) = &result {
+                self.bad_starts.push(format!("game {game}: {}", t.summary));
+            }
+            return Ok(result);
+        }
+        unreachable!("the second attempt starts a fresh process, whose end is not `kept`")
+    }
+
+    /// Listens briefly after an `end`: a line now is output nobody asked for, the end of output
+    /// means the bot left.
+    fn after_end(&mut self, game: &str) {
+        let Some(process) = self.bot().process.as_mut() else {
+            return;
+        };
+        let text = match process.recv_line(Instant::now() + AFTER_END, MAX_LINE_BYTES) {
+            Received::Timeout => return,
+            Received::Eof => {
+                self.left.push(format!("after game {game}"));
+                if let Some(old) = self.bot().process.take() {
+                    old.kill();
+                }
+                return;
+            }
+            Received::Line(line, _) => fault_text(&line),
+            Received::TooLong(prefix) => fault_text(&prefix),
+        };
+        // The line is read, so the checks go on with this process; in a match it would be
+        // taken as the answer to the next `start`, and the bot disqualified.
+        self.after_end
+            .push(format!("after the end of game {game}: {text}"));
+        self.stray
+            .push(format!("after the end of game {game}: {text}"));
+    }
+
+    /// One constructed position: `start` with it, one `turn`, then `end`.
+    fn check_position(&mut self, scenario: &Scenario) -> Result<Check, Interrupted> {
+        let (id, title) = (scenario.id.as_str(), scenario.title.as_str());
+        let game = self.next_game();
+        let position = &scenario.position;
+        let rules = position.rules().clone();
+        let seat = scenario.seat();
+        let n = rules.players as usize;
+        let start = ToBot::Start {
+            protocol: crate::protocol::PROTOCOL_VERSION,
+            game: game.clone(),
+            seat,
+            colour: Colour::of_seat(seat),
+            players: (0..n)
+                .map(|s| PlayerInfo {
+                    seat: s,
+                    colour: Colour::of_seat(s),
+                    name: if s == seat { "you" } else { "random" }.into(),
+                })
+                .collect(),
+            rules: rules.clone(),
+            size: rules.side(),
+            rows: position.rows(),
+            time: self.time,
+        }
+        .to_line();
+        if let Err(trouble) = self.start_game(&game, &start)? {
+            return Ok(self.failed(id, title, trouble));
+        }
+        let rows = position.rows();
+        let (legal, kind) = position.legal_moves();
+        let mut turn = Vec::new();
+        TurnView {
+            game: &game,
+            ply: position.ply(),
+            seat,
+            rows: &rows,
+            moves: &[],
+            legal: &legal,
+            kind,
+            time_ms: self.time.move_ms,
+            clocks_ms: &vec![None; n],
+            out: &[],
+        }
+        .write_line(&mut turn);
+        let mut options = format!("{}, {n} players", rules.board.name());
+        if rules.anti {
+            options.push_str(", anti");
+        }
+        if !rules.blocked.is_empty() {
+            options.push_str(&format!(", {} blocked", rules.blocked.len()));
+        }
+        let asked = format!(
+            "{options}: turn at ply {} as {}, {} {} move{}",
+            position.ply(),
+            Colour::of_seat(seat),
+            legal.len(),
+            if is_placing(position) {
+                "placing"
+            } else {
+                "flipping"
+            },
+            if legal.len() == 1 { "" } else { "s" }
+        );
+        let limit = self.time.move_ms;
+        let Some(process) = self.bot().process.as_mut() else {
+            unreachable!("start_game leaves a process");
+        };
+        let heard = ask(process, &turn, limit);
+        if interrupted() {
+            return Err(Interrupted);
+        }
+        let sent = vec![line_text(&start), line_text(&turn)];
+        let trouble = |summary: String, got: Option<&[u8]>| Trouble {
+            summary: format!("{asked}: {summary}"),
+            sent: sent.clone(),
+            got: got.map(line_text),
+        };
+        let (line, took) = match heard {
+            Heard::Answer(line, took) => (line, took),
+            Heard::Late(line, took) => {
+                self.answer_ms.push(took);
+                self.late.push(format!("game {game}: {took:.0} ms"));
+                let t = trouble(
+                    format!("timeout: the move came after {took:.0} ms, the limit is {limit} ms"),
+                    Some(&line),
+                );
+                return Ok(self.failed(id, title, t));
+            }
+            Heard::Silent => {
+                self.late.push(format!("game {game}: no move"));
+                let t = trouble(format!("timeout: no move within {limit} ms"), None);
+                return Ok(self.failed(id, title, t));
+            }
+            Heard::TooLong(prefix) => {
+                self.stray
+                    .push(format!("game {game}: a line over {MAX_LINE_BYTES} bytes"));
+                let t = trouble(
+                    format!("malformed: a line longer than {MAX_LINE_BYTES} bytes"),
+                    Some(&prefix),
+                );
+                return Ok(self.failed(id, title, t));
+            }
+            Heard::Ended(how) => {
+                let t = trouble(format!("crash: its output ended ({how})"), None);
+                return Ok(self.failed(id, title, t));
+            }
+        };
+        self.answer_ms.push(took);
+        let square = match parse_reply(&line) {
+            Ok(Reply::Move { square }) => square,
+            Ok(Reply::Ready { .. }) => {
+                self.stray
+                    .push(format!("game {game}: ready instead of a move"));
+                let t = trouble("malformed: ready instead of a move".into(), Some(&line));
+                return Ok(self.failed(id, title, t));
+            }
+            Err(e) => {
+                self.stray.push(format!(
+                    "game {game}, instead of a move: {}",
+                    fault_text(&line)
+                ));
+                let t = trouble(format!("malformed: {e}"), Some(&line));
+                return Ok(self.failed(id, title, t));
+            }
+        };
+        let mut after = position.clone();
+        if let Err(illegal) = after.play(square) {
+            let t = trouble(format!("illegal: {illegal}"), Some(&line));
+            return Ok(self.failed(id, title, t));
+        }
+        let scores = after.scores();
+        let end = ToBot::End {
+            game: game.clone(),
+            result: Outcome::decide(&scores, rules.anti, &after.in_game()),
+            scores,
+            rows: after.rows(),
+            faults: Vec::new(),
+        }
+        .to_line();
+        if let Some(process) = self.bot().process.as_mut() {
+            process.send(&end);
+        }
+        self.after_end(&game);
+        Ok(Check::pass(
+            id,
+            title,
+            format!("{asked} → {square} in {took:.1} ms"),
+        ))
+    }
+
+    /// A whole game against built-in `random` bots, through the referee itself.
+    fn check_game(&mut self, whole: &WholeGame) -> Result<Check, Interrupted> {
+        let setup = Setup {
+            players: whole.players,
+            board: whole.board.name().into(),
+            anti: whole.anti,
+            blocked_random: whole.blocked_random,
+            seed: self.seed.wrapping_add(self.games as u64),
+            ..Setup::default()
+        };
+        let rules = match Rules::from_setup(&setup) {
+            Ok(rules) => rules,
+            Err(e) => unreachable!("check-bot's own game options are valid: {e}"),
+        };
+        let mut options = format!("{}, {} players", whole.board.name(), whole.players);
+        if whole.anti {
+            options.push_str(", anti");
+        }
+        if whole.blocked_random > 0 {
+            options.push_str(&format!(", {} blocked", whole.blocked_random));
+        }
+        let id = format!("game-{}p-seat-{}", whole.players, whole.seat);
+        let title = format!("whole game: seat {} of {}", whole.seat, whole.players);
+        let game = self.next_game();
+        let n = whole.players as usize;
+        let mut order = Vec::with_capacity(n);
+        let mut opponent = 1;
+        for s in 0..n {
+            if s == whole.seat {
+                order.push(0);
+            } else {
+                order.push(opponent);
+                opponent += 1;
+            }
+        }
+        let before = self.bot().process.as_ref().map(BotProcess::pid);
+        let record = play_game(
+            &GameSetup {
+                game: game.clone(),
+                rules,
+                seed: Some(setup.seed),
+                time: self.time,
+                opening: Vec::new(),
+                place: None,
+            },
+            &mut self.players,
+            &order,
+            &mut Quiet,
+        )
+        .map_err(|_| Interrupted)?;
+        self.note_process();
+        let after = self.bot().process.as_ref().map(BotProcess::pid);
+        if before.is_some() && after.is_some() && before != after {
+            self.left.push(format!("before game {game}"));
+        }
+        let seat = whole.seat;
+        let mine: Vec<f64> = record
+            .moves
+            .iter()
+            .filter(|m| m.seat == seat)
+            .map(|m| m.ms)
+            .collect();
+        self.answer_ms.extend(&mine);
+        let others: Vec<String> = record
+            .faults
+            .iter()
+            .filter(|f| f.seat != seat)
+            .map(|f| format!("seat {} {}", f.seat, kind_name(f.kind)))
+            .collect();
+        let Some(fault) = record.faults.iter().find(|f| f.seat == seat) else {
+            self.after_end(&game);
+            let mut summary = format!(
+                "{options}: played {} moves as {}, {}",
+                mine.len(),
+                Colour::of_seat(seat),
+                describe_result(&record, seat)
+            );
+            if !others.is_empty() {
+                summary.push_str(&format!(" (opponents faulted: {})", others.join(", ")));
+            }
+            return Ok(Check::pass(&id, &title, summary));
+        };
+        match fault.kind {
+            FaultKind::Malformed => self.stray.push(format!(
+                "game {game} ply {}: {}",
+                fault.ply,
+                fault.text.as_deref().unwrap_or("")
+            )),
+            FaultKind::Timeout if !fault.detail.contains("ready") => self
+                .late
+                .push(format!("game {game} ply {}: {}", fault.ply, fault.detail)),
+            FaultKind::Timeout | FaultKind::Crash if fault.detail.contains("ready") => self
+                .bad_starts
+                .push(format!("game {game}: {}", fault.detail)),
+            _ => {}
+        }
+        let mut check = Check::fail(
+            &id,
+            &title,
+            format!(
+                "{options}: {} at ply {} after {} good moves: {}",
+                kind_name(fault.kind),
+                fault.ply,
+                mine.len(),
+                fault.detail
+            ),
+        );
+        check.sent = turn_before_fault(&record, fault, self.time.move_ms)
+            .into_iter()
+            .collect();
+        check.got = fault.text.clone();
+        check.stderr = (!fault.stderr_tail.trim().is_empty()).then(|| {
+            let tail = &fault.stderr_tail;
+            let cut = tail.len().saturating_sub(STDERR_SHOWN);
+            let cut = (cut..tail.len())
+                .find(|&i| tail.is_char_boundary(i))
+                .unwrap_or(0);
+            tail[cut..].to_string()
+        });
+        Ok(check)
+    }
+
+    /// Closes the bot's stdin (after an `end`, as a match does) and times its exit.
+    fn check_exit(&mut self) -> Check {
+        let (id, title) = ("stdin-close", "exits when its stdin closes");
+        let mut note = "";
+        let mut grace = self.grace;
+        if self.bot().process.is_none() {
+            // Its start-up counts too: a process closed at once may not have begun to read.
+            note = " (a fresh process, as the last one was stopped after a failure: its start-up \
+                    time is allowed too)";
+            grace += Duration::from_millis(self.time.startup_ms);
+            if let Err(e) = self.bot().ensure_started() {
+                return Check::fail(id, title, format!("could not be started: {e}"));
+            }
+        }
+        let Some(mut process) = self.bot().process.take() else {
+            unreachable!("ensure_started leaves a process");
+        };
+        process.close_stdin();
+        let closed = Instant::now();
+        let status = process.wait_exit(grace);
+        let took = ms(closed.elapsed());
+        let stderr = || {
+            process.settle_stderr(Duration::from_millis(200));
+            let tail = process.stderr_tail(STDERR_SHOWN);
+            (!tail.trim().is_empty()).then_some(tail)
+        };
+        let mut check = match status {
+            Some(s) if s.success() => Check::pass(
+                id,
+                title,
+                format!("exited {took:.1} ms after its stdin closed (exit code 0){note}"),
+            ),
+            Some(s) => {
+                let mut check = Check::fail(
+                    id,
+                    title,
+                    format!(
+                        "ended {took:.1} ms after its stdin closed, but with {}{note}",
+                        describe_status(Some(s))
+                    ),
+                );
+                check.stderr = stderr();
+                check
+            }
+            None => {
+                process.signal_kill();
+                let mut check = Check::fail(
+                    id,
+                    title,
+                    format!(
+                        "still running {} ms after its stdin closed{note}: a match kills it",
+                        grace.as_millis()
+                    ),
+                );
+                check.stderr = stderr();
+                check
+            }
+        };
+        if !check.passed {
+            check.sent = vec!["(end of input)".into()];
+        }
+        process.kill();
+        check
+    }
+
+    /// Runs every check, in the order a bot meets them in a match, and assembles the checklist.
+    fn run(&mut self, scenarios: &[Scenario]) -> Result<Vec<Check>, Interrupted> {
+        let mut exchanges = Vec::new();
+        for (i, scenario) in scenarios.iter().enumerate() {
+            exchanges.push(self.check_position(scenario)?);
+            if i == 0 && self.silent_starts > 0 {
+                // Not a word after `start`: nothing else can be checked.
+                return Ok(self.never_ready(exchanges, scenarios));
+            }
+        }
+        for whole in whole_games() {
+            exchanges.push(self.check_game(&whole)?);
+        }
+        let exit = self.check_exit();
+        let mut checks = vec![self.startup_check()];
+        checks.extend(exchanges);
+        checks.push(self.several_games_check());
+        checks.push(self.end_check());
+        checks.push(exit);
+        checks.push(self.times_check());
+        checks.push(self.stdout_check());
+        Ok(checks)
+    }
+
+    fn never_ready(&mut self, mut done: Vec<Check>, scenarios: &[Scenario]) -> Vec<Check> {
+        let mut checks = vec![self.startup_check()];
+        checks.append(&mut done);
+        let skipped = |id: &str, title: &str| {
+            Check::fail(
+                id,
+                title,
+                "not checked: the bot did not answer start at all".into(),
+            )
+        };
+        for s in &scenarios[1..] {
+            checks.push(skipped(&s.id, &s.title));
+        }
+        for whole in whole_games() {
+            checks.push(skipped(
+                &format!("game-{}p-seat-{}", whole.players, whole.seat),
+                &format!("whole game: seat {} of {}", whole.seat, whole.players),
+            ));
+        }
+        checks.push(skipped("several-games", SEVERAL_GAMES));
+        checks.push(skipped("end", END));
+        checks.push(self.check_exit());
+        checks.push(skipped("times", TIMES));
+        checks.push(self.stdout_check());
+        checks
+    }
+
+    fn startup_check(&self) -> Check {
+        let (id, title) = ("startup", "starts and says ready in time");
+        let limit = self.time.startup_ms;
+        if let Some(first) = self.bad_starts.first() {
+            return Check::fail(
+                id,
+                title,
+                format!(
+                    "{} of {} starts failed, the first: {first}",
+                    self.bad_starts.len(),
+                    self.bad_starts.len() + self.ready_ms.len()
+                ),
+            );
+        }
+        let first = self.ready_ms.first().copied().unwrap_or(0.0);
+        let slowest = self.ready_ms.iter().copied().fold(0.0, f64::max);
+        Check::pass(
+            id,
+            title,
+            format!(
+                "first ready after {first:.1} ms, slowest of {} timed starts {slowest:.1} ms \
+                 (limit {limit} ms)",
+                self.ready_ms.len()
+            ),
+        )
+    }
+
+    fn several_games_check(&self) -> Check {
+        let id = "several-games";
+        if let Some(first) = self.left.first() {
+            return Check::fail(
+                id,
+                SEVERAL_GAMES,
+                format!(
+                    "its process ended by itself {} times, the first {first}: after end, a bot \
+                     must wait for the next start (a match starts it again, at a cost)",
+                    self.left.len()
+                ),
+            );
+        }
+        let summary = match self.pids.len() {
+            1 => format!("{} games in one process", self.games),
+            n => format!(
+                "{} games in {n} processes: started again only after a failed check",
+                self.games
+            ),
+        };
+        Check::pass(id, SEVERAL_GAMES, summary)
+    }
+
+    fn end_check(&self) -> Check {
+        match self.after_end.first() {
+            Some(first) => Check::fail(
+                "end",
+                END,
+                format!("wrote a line {first} (end takes no answer)"),
+            ),
+            None => Check::pass("end", END, "no output after any end".into()),
+        }
+    }
+
+    fn times_check(&self) -> Check {
+        let limit = self.time.move_ms;
+        let figures = match Times::of(&self.answer_ms, limit) {
+            Some(t) => format!(
+                "{} moves: p50 {:.2} ms, p99 {:.2} ms, slowest {:.2} ms ({:.0}% of the {limit} ms limit)",
+                t.answers,
+                t.p50_ms,
+                t.p99_ms,
+                t.max_ms,
+                t.max_ms * 100.0 / limit.max(1) as f64
+            ),
+            None => "no move answered".into(),
+        };
+        match self.late.first() {
+            Some(first) => Check::fail(
+                "times",
+                TIMES,
+                format!(
+                    "{} moves over the limit (the first: {first}); {figures}",
+                    self.late.len()
+                ),
+            ),
+            None if self.answer_ms.is_empty() => Check::fail("times", TIMES, figures),
+            None => Check::pass("times", TIMES, figures),
+        }
+    }
+
+    fn stdout_check(&self) -> Check {
+        let title = "writes only protocol lines on stdout";
+        match self.stray.first() {
+            Some(first) => Check::fail(
+                "stdout",
+                title,
+                format!(
+                    "{} lines that were no answer, the first: {first} (a match disqualifies the bot \
+                     for each: use stderr for anything else)",
+                    self.stray.len()
+                ),
+            ),
+            None => Check::pass("stdout", title, "only ready and move lines, when asked".into()),
+        }
+    }
+}
+
+const SEVERAL_GAMES: &str = "plays several games in one process";
+const END: &str = "stays silent after end";
+const TIMES: &str = "answer times within the move limit";
+
+fn kind_name(kind: FaultKind) -> &'static str {
+    match kind {
+        FaultKind::Timeout => "timeout",
+        FaultKind::Crash => "crash",
+        FaultKind::Malformed => "malformed",
+        FaultKind::Illegal => "illegal",
+    }
+}
+
+fn describe_result(record: &GameRecord, seat: Seat) -> String {
+    let discs = record.scores.get(seat).copied().unwrap_or(0);
+    match record.result {
+        Outcome::Win { winner } if winner == seat => format!("won with {discs} discs"),
+        Outcome::Win { winner } => format!("{discs} discs, seat {winner} won"),
+        Outcome::Draw => format!("{discs} discs, a draw"),
+    }
+}
+
+/// The `turn` line the bot failed to answer, rebuilt from the record (the referee does not keep
+/// the lines it sent). None for a fault outside a turn (at the start).
+fn turn_before_fault(record: &GameRecord, fault: &FaultRecord, move_ms: u64) -> Option<String> {
+    let mut position = Position::new(record.rules.clone());
+    let n = record.rules.players as usize;
+    let mut out: Vec<Seat> = Vec::new();
+    let mut faults = record.faults.iter().peekable();
+    let mut moves = record.moves.iter().peekable();
+    loop {
+        // Faults before this one at the current ply take their seats out first.
+        while let Some(f) = faults.peek() {
+            if std::ptr::eq(*f, fault) || f.ply > position.ply() {
+                break;
+            }
+            position.remove_seat(f.seat);
+            out.push(f.seat);
+            faults.next();
+        }
+        if faults.peek().is_some_and(|f| std::ptr::eq(*f, fault)) && position.ply() == fault.ply {
+            break;
+        }
+        let m = moves.next()?;
+        position.play(m.square).ok()?;
+    }
+    if position.to_move() != fault.seat || fault.detail.contains("ready") {
+        return None;
+    }
+    let own_last = record
+        .moves
+        .iter()
+        .filter(|m| m.seat == fault.seat && m.ply < fault.ply)
+        .map(|m| m.ply)
+        .max();
+    let since: Vec<(u32, Seat, Square)> = record
+        .moves
+        .iter()
+        .filter(|m| m.ply < fault.ply && own_last.map_or(true, |p| m.ply > p))
+        .map(|m| (m.ply, m.seat, m.square))
+        .collect();
+    let (legal, kind) = position.legal_moves();
+    let rows = position.rows();
+    out.sort_unstable();
+    let mut line = Vec::new();
+    TurnView {
+        game: &record.game,
+        ply: fault.ply,
+        seat: fault.seat,
+        rows: &rows,
+        moves: &since,
+        legal: &legal,
+        kind: if legal.is_empty() {
+            MoveKind::Flipping
+        } else {
+            kind
+        },
+        time_ms: move_ms,
+        clocks_ms: &vec![None; n],
+        out: &out,
+    }
+    .write_line(&mut line);
+    Some(line_text(&line))
+}
+
+/// Runs `multiversi check-bot`.
+pub fn run(args: &CheckBotArgs) -> Result<()> {
+    if args.move_ms == 0 || args.startup_ms == 0 {
+        return Err(fail(
+            exit::USAGE,
+            "--move-ms and --startup-ms must be at least 1",
+        ));
+    }
+    if let Some(dir) = &args.cwd {
+        if !dir.is_dir() {
+            return Err(fail(
+                exit::BAD_INPUT,
+                format!("--cwd {}: not a directory", dir.display()),
+            ));
+        }
+    }
+    let exe = std::env::current_exe()
+        .map_err(|e| fail(exit::BOT_START, format!("cannot find this program: {e}")))?;
+    let mut rng = Rng::new(args.seed);
+    let argv = resolve_command(&args.command, &exe, rng.next_u64())?;
+    install_signal_handlers();
+    if let Err(e) = become_subreaper() {
+        eprintln!(
+            "multiversi: cannot become a child subreaper ({e}): a helper that leaves the bot's \
+             process group may outlive the check"
+        );
+    }
+    let _guard = Guard::start(&exe, &["guard"])
+        .map_err(|e| fail(exit::BOT_START, format!("cannot start the watchdog: {e}")))?;
+    let mut players = vec![Player {
+        name: "bot".into(),
+        command: args.command.clone(),
+        argv: argv.clone(),
+        dir: args.cwd.clone(),
+        log: None,
+        env: Vec::new(),
+        limits: Limits::default(),
+        process: None,
+    }];
+    for i in 1..4 {
+        players.push(Player {
+            name: format!("random-{i}"),
+            command: vec!["builtin:random".into()],
+            argv: builtin_argv(&exe, "random", rng.next_u64()),
+            dir: None,
+            log: None,
+            env: Vec::new(),
+            limits: Limits::default(),
+            process: None,
+        });
+    }
+    // A command that cannot be started at all is the person's error, not a failed check.
+    players[0].ensure_started().map_err(|e| {
+        fail(
+            exit::BOT_START,
+            format!("cannot start {}: {e}", args.command.join(" ")),
+        )
+    })?;
+    let mut checker = Checker {
+        time: TimeControl {
+            move_ms: args.move_ms,
+            clock_ms: None,
+            increment_ms: 0,
+            startup_ms: args.startup_ms,
+        },
+        grace: Duration::from_millis(args.grace_ms),
+        seed: args.seed,
+        players,
+        games: 0,
+        ready_ms: Vec::new(),
+        bad_starts: Vec::new(),
+        answer_ms: Vec::new(),
+        late: Vec::new(),
+        stray: Vec::new(),
+        after_end: Vec::new(),
+        left: Vec::new(),
+        pids: Vec::new(),
+        silent_starts: 0,
+    };
+    let scenarios = positions::scenarios(args.seed);
+    let outcome = checker.run(&scenarios);
+    for player in checker.players.iter_mut().skip(1) {
+        if let Some(process) = player.process.take() {
+            process.shutdown(Duration::from_millis(args.grace_ms));
+        }
+    }
+    let Ok(checks) = outcome else {
+        return Err(fail(
+            exit::INTERRUPTED,
+            "interrupted: the check was not finished",
+        ));
+    };
+    let report = Report {
+        command: argv,
+        seed: args.seed,
+        move_ms: args.move_ms,
+        startup_ms: args.startup_ms,
+        grace_ms: args.grace_ms,
+        passed: checks.iter().all(|c| c.passed),
+        times: Times::of(&checker.answer_ms, args.move_ms),
+        checks,
+    };
+    let text = if args.json {
+        let mut json = serde_json::to_string(&report).unwrap_or_else(|_| "{}".into());
+        json.push('\n');
+        json
+    } else {
+        report.text()
+    };
+    {
+        use std::io::Write;
+        let mut out = std::io::stdout().lock();
+        out.write_all(text.as_bytes())
+            .and_then(|()| out.flush())
+            .map_err(|e| fail(exit::OUTPUT, format!("cannot write the report: {e}")))?;
+    }
+    if report.passed {
+        Ok(())
+    } else {
+        let failed = report.checks.iter().filter(|c| !c.passed).count();
+        Err(fail(
+            exit::CHECK_FAILED,
+            format!("{failed} of {} checks failed", report.checks.len()),
+        ))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::path::Path;
+
+    #[test]
+    fn commands_as_words_as_one_line_or_builtin() {
+        let exe = Path::new("/bin/multiversi");
+        let words = |ws: &[&str]| ws.iter().map(|w| w.to_string()).collect::<Vec<_>>();
+        assert_eq!(
+            resolve_command(&words(&["python3", "my bot.py"]), exe, 5).unwrap(),
+            words(&["python3", "my bot.py"])
+        );
+        assert_eq!(
+            resolve_command(&words(&["python3 'my bot.py' --fast"]), exe, 5).unwrap(),
+            words(&["python3", "my bot.py", "--fast"])
+        );
+        assert_eq!(
+            resolve_command(&words(&["builtin:greedy"]), exe, 5).unwrap(),
+            words(&["/bin/multiversi", "bot", "greedy", "--seed", "5"])
+        );
+        assert!(resolve_command(&words(&["builtin:nobody"]), exe, 5).is_err());
+    }
+
+    #[test]
+    fn every_seat_of_both_table_sizes_plays_a_whole_game() {
+        let games = whole_games();
+        for players in [3, 4] {
+            let mut seats: Vec<Seat> = games
+                .iter()
+                .filter(|g| g.players == players)
+                .map(|g| g.seat)
+                .collect();
+            seats.sort_unstable();
+            assert_eq!(seats, (0..players as usize).collect::<Vec<_>>());
+        }
+    }
+}

@@ -1,0 +1,395 @@
+//! `multiversi check-bot`: every bundled starter bot and every built-in bot passes every check;
+//! each kind of broken bot (`tests/bots/broken.py`) fails the check that names its mistake, and
+//! the run exits with 1.
+
+use crate::starter_bots::bot;
+use crate::support::{multiversi, stderr, temp_dir};
+use serde_json::Value;
+use std::path::Path;
+use std::process::Output;
+
+fn broken_bot() -> String {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/bots/broken.py")
+        .display()
+        .to_string()
+}
+
+/// Runs `check-bot --json` with `options` on `command` and returns the run and its report.
+fn check(options: &[&str], command: &[&str]) -> (Output, Value) {
+    let out = multiversi()
+        .arg("check-bot")
+        .arg("--json")
+        .args(options)
+        .arg("--")
+        .args(command)
+        // A Python bot must flush by itself, as in a real environment.
+        .env_remove("PYTHONUNBUFFERED")
+        .output()
+        .expect("multiversi runs");
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+        panic!(
+            "check-bot --json printed no JSON ({e}): {}\n{}",
+            String::from_utf8_lossy(&out.stdout),
+            stderr(&out)
+        )
+    });
+    (out, report)
+}
+
+fn failed(report: &Value) -> Vec<String> {
+    report["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|c| c["passed"] == false)
+        .map(|c| c["id"].as_str().unwrap().to_string())
+        .collect()
+}
+
+fn find<'a>(report: &'a Value, id: &str) -> &'a Value {
+    report["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["id"] == id)
+        .unwrap_or_else(|| panic!("no check {id} in {report}"))
+}
+
+fn assert_all_pass(options: &[&str], command: &[&str]) -> Value {
+    let (out, report) = check(options, command);
+    assert!(
+        failed(&report).is_empty() && out.status.code() == Some(0),
+        "{command:?} failed {:?} (exit {:?}):\n{report:#}",
+        failed(&report),
+        out.status.code()
+    );
+    assert_eq!(report["passed"], true);
+    report
+}
+
+/// The shape of a passing report: every check there, times measured.
+fn assert_complete(report: &Value) {
+    let ids: Vec<&str> = report["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["id"].as_str().unwrap())
+        .collect();
+    for id in [
+        "startup",
+        "board-8x8-3",
+        "board-8x8-4",
+        "board-10x10-3",
+        "board-10x10-4",
+        "board-octagon-3",
+        "board-octagon-4",
+        "anti",
+        "blocked",
+        "placing",
+        "no-discs",
+        "last-square",
+        "game-4p-seat-0",
+        "game-4p-seat-1",
+        "game-4p-seat-2",
+        "game-4p-seat-3",
+        "game-3p-seat-0",
+        "game-3p-seat-1",
+        "game-3p-seat-2",
+        "several-games",
+        "end",
+        "stdin-close",
+        "times",
+        "stdout",
+    ] {
+        assert!(ids.contains(&id), "{id} missing from {ids:?}");
+    }
+    let times = &report["times"];
+    assert!(times["answers"].as_u64().unwrap() > 100, "{times}");
+    assert!(times["p50_ms"].as_f64().unwrap() <= times["p99_ms"].as_f64().unwrap());
+    assert!(times["p99_ms"].as_f64().unwrap() <= times["max_ms"].as_f64().unwrap());
+}
+
+fn starter_passes(language: &str) {
+    let starter = bot(language);
+    let command: Vec<String> = starter
+        .command
+        .iter()
+        .map(|p| p.display().to_string())
+        .collect();
+    let command: Vec<&str> = command.iter().map(String::as_str).collect();
+    assert_complete(&assert_all_pass(&[], &command));
+}
+
+#[test]
+fn python_starter_passes() {
+    starter_passes("python");
+}
+
+#[test]
+fn js_starter_passes() {
+    starter_passes("js");
+}
+
+#[test]
+fn c_starter_passes() {
+    starter_passes("c");
+}
+
+#[test]
+fn rust_starter_passes() {
+    starter_passes("rust");
+}
+
+#[test]
+fn instant_built_in_bots_pass() {
+    for name in ["random", "greedy"] {
+        assert_complete(&assert_all_pass(&[], &[&format!("builtin:{name}")]));
+    }
+}
+
+/// The search engines think for most of the time they get: a short move limit keeps the run
+/// short (at 100 ms they search about 10 ms a move and keep 90 ms for the answer to arrive).
+/// On a machine loaded far beyond its cores an answer can still arrive late, which the checker
+/// rightly reports; so a run whose only failures are late answers is run once more, and the
+/// test fails if that one fails too, or if anything else fails.
+#[test]
+fn searching_built_in_bots_pass() {
+    let late_only = |report: &Value| {
+        report["checks"].as_array().unwrap().iter().all(|c| {
+            c["passed"] == true
+                || c["id"] == "times"
+                || c["summary"].as_str().unwrap().contains("timeout")
+        })
+    };
+    for name in ["brs", "brs+", "mcts", "best"] {
+        let options = ["--move-ms", "100"];
+        let command = [format!("builtin:{name}")];
+        let command = [command[0].as_str()];
+        let (out, report) = check(&options, &command);
+        if out.status.code() == Some(0) {
+            continue;
+        }
+        assert!(
+            late_only(&report),
+            "{name} failed {:?}:\n{report:#}",
+            failed(&report)
+        );
+        eprintln!(
+            "{name}: late answers on a loaded machine, run again: {:?}",
+            failed(&report)
+        );
+        assert_all_pass(&options, &command);
+    }
+}
+
+/// Runs the broken bot in one mode and checks that `expected` fail, with exit code 1.
+fn broken(mode: &[&str], options: &[&str], expected: &[&str]) -> Value {
+    let script = broken_bot();
+    let mut command = vec!["python3", script.as_str()];
+    command.extend(mode);
+    let (out, report) = check(options, &command);
+    let failed = failed(&report);
+    for id in expected {
+        assert!(
+            failed.iter().any(|f| f == id),
+            "{mode:?} should fail {id}, failed {failed:?}:\n{report:#}"
+        );
+    }
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert_eq!(report["passed"], false);
+    report
+}
+
+#[test]
+fn a_bot_that_never_says_ready_fails_startup_and_nothing_waits_for_it_again() {
+    let started = std::time::Instant::now();
+    let report = broken(
+        &["never-ready"],
+        &["--startup-ms", "500"],
+        &["startup", "board-8x8-3"],
+    );
+    assert!(find(&report, "startup")["summary"]
+        .as_str()
+        .unwrap()
+        .contains("no ready within 500 ms"));
+    // One start waited for (with the checker's extra look), not one per check.
+    assert!(started.elapsed().as_secs() < 8, "{:?}", started.elapsed());
+}
+
+#[test]
+fn an_illegal_placing_move_fails_the_placing_check_with_what_was_sent_and_got() {
+    let report = broken(&["illegal-placing"], &[], &["placing"]);
+    let placing = find(&report, "placing");
+    assert!(placing["summary"].as_str().unwrap().contains("illegal"));
+    let sent = placing["sent"].as_array().unwrap();
+    assert_eq!(sent.len(), 2);
+    let turn: Value = serde_json::from_str(sent[1].as_str().unwrap()).unwrap();
+    assert_eq!(turn["type"], "turn");
+    assert_eq!(turn["kind"], "placing");
+    let got: Value = serde_json::from_str(placing["got"].as_str().unwrap()).unwrap();
+    let square = got["square"].as_str().unwrap();
+    assert!(!turn["legal"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|l| l == square));
+    // Flipping positions are still fine.
+    assert_eq!(find(&report, "board-8x8-4")["passed"], true);
+}
+
+#[test]
+fn a_crash_without_discs_fails_that_check_and_shows_the_traceback() {
+    let report = broken(&["crash-no-discs"], &[], &["no-discs"]);
+    let check = find(&report, "no-discs");
+    assert!(check["summary"].as_str().unwrap().contains("crash"));
+    assert!(check["stderr"]
+        .as_str()
+        .unwrap()
+        .contains("no discs of my own"));
+    // It is started afresh and passes what it can do.
+    assert_eq!(find(&report, "last-square")["passed"], true);
+    // In whole games the turn it crashed on is rebuilt from the record: a board without its
+    // colour, the seat it played.
+    let mut rebuilt = 0;
+    for check in report["checks"].as_array().unwrap() {
+        let id = check["id"].as_str().unwrap();
+        if !id.starts_with("game-") || check["passed"] == true {
+            continue;
+        }
+        let turn: Value = serde_json::from_str(check["sent"][0].as_str().unwrap()).unwrap();
+        let seat = turn["seat"].as_u64().unwrap() as usize;
+        assert!(id.ends_with(&format!("seat-{seat}")), "{id}: {turn}");
+        let mine = ['B', 'W', 'R', 'G'][seat];
+        assert!(
+            turn["rows"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .all(|r| !r.as_str().unwrap().contains(mine)),
+            "{id}: {turn}"
+        );
+        rebuilt += 1;
+    }
+    assert!(rebuilt > 0, "{report:#}");
+}
+
+#[test]
+fn a_bot_for_8x8_only_fails_the_other_boards() {
+    let report = broken(
+        &["only-8x8"],
+        &[],
+        &[
+            "board-10x10-3",
+            "board-10x10-4",
+            "board-octagon-3",
+            "board-octagon-4",
+        ],
+    );
+    for id in ["board-8x8-3", "board-8x8-4", "placing", "game-4p-seat-0"] {
+        assert_eq!(find(&report, id)["passed"], true, "{id}");
+    }
+}
+
+#[test]
+fn a_bot_that_needs_two_moves_fails_on_the_last_square() {
+    broken(&["second-move"], &[], &["last-square"]);
+}
+
+#[test]
+fn debugging_output_on_stdout_fails_the_stdout_check() {
+    let report = broken(&["debug-print"], &[], &["stdout", "board-8x8-3"]);
+    assert!(find(&report, "stdout")["summary"]
+        .as_str()
+        .unwrap()
+        .contains("thinking about"));
+}
+
+#[test]
+fn answering_end_fails_the_end_check() {
+    broken(&["answer-end"], &[], &["end", "stdout"]);
+}
+
+#[test]
+fn leaving_after_each_game_fails_the_several_games_check() {
+    let report = broken(&["exit-after-end"], &[], &["several-games"]);
+    // Started again for every game, it still plays them all.
+    assert_eq!(find(&report, "game-3p-seat-2")["passed"], true);
+}
+
+#[test]
+fn ignoring_the_end_of_input_fails_the_exit_check_and_leaves_no_process() {
+    let dir = temp_dir("check-bot-ignore-eof");
+    let pids = dir.join("pids");
+    let script = broken_bot();
+    let out = multiversi()
+        .args([
+            "check-bot",
+            "--grace-ms",
+            "300",
+            "--",
+            "python3",
+            &script,
+            "ignore-eof",
+        ])
+        .env("BROKEN_PIDFILE", &pids)
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{text}");
+    let exit_line = text
+        .lines()
+        .find(|l| l.contains("exits when its stdin closes"))
+        .unwrap();
+    assert!(exit_line.starts_with("FAIL"), "{text}");
+    assert!(exit_line.contains("still running 300 ms"), "{text}");
+    assert_eq!(text.matches("FAIL").count(), 1, "{text}");
+    for pid in std::fs::read_to_string(&pids).unwrap().lines() {
+        assert!(
+            !Path::new(&format!("/proc/{pid}")).exists(),
+            "bot process {pid} is still running"
+        );
+    }
+}
+
+#[test]
+fn a_slow_bot_fails_the_times_check_with_its_figures() {
+    let report = broken(
+        &["slow", "150"],
+        &["--move-ms", "100"],
+        &["times", "last-square"],
+    );
+    let times = &report["times"];
+    assert!(times["max_ms"].as_f64().unwrap() >= 150.0, "{times}");
+    assert_eq!(times["limit_ms"], 100);
+    let summary = find(&report, "times")["summary"].as_str().unwrap();
+    assert!(summary.contains("over the limit"), "{summary}");
+}
+
+#[test]
+fn the_same_seed_sends_the_same_positions() {
+    let sent = |seed: &str| {
+        let (_, report) = check(&["--seed", seed], &["python3", &broken_bot(), "only-8x8"]);
+        find(&report, "board-10x10-3")["sent"].clone()
+    };
+    let first = sent("5");
+    assert!(first.as_array().is_some_and(|s| s.len() == 2));
+    assert_eq!(first, sent("5"));
+    assert_ne!(first, sent("6"));
+}
+
+#[test]
+fn a_bot_that_cannot_start_is_an_error_not_a_checklist() {
+    let out = multiversi()
+        .args(["check-bot", "--", "./no/such/bot"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(4));
+    assert!(stderr(&out).contains("cannot start"), "{}", stderr(&out));
+    assert!(out.stdout.is_empty());
+    let out = multiversi()
+        .args(["check-bot", "builtin:nobody"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+}
