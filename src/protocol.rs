@@ -312,6 +312,16 @@ pub fn parse_reply(line: &[u8]) -> Result<Reply, String> {
     }
 }
 
+/// The reason a move to a square that names nothing is illegal, worded as the rules word a
+/// square off the board (`illegal move z9: the square is not on the board`).
+pub fn unknown_square(square: &str) -> String {
+    format!(
+        "illegal move {}: {}",
+        truncate(square, 40),
+        crate::rules::IllegalReason::OffBoard
+    )
+}
+
 /// At most `max` characters of a text, with `…` when cut.
 pub fn truncate(text: &str, max: usize) -> String {
     match text.char_indices().nth(max) {

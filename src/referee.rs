@@ -16,7 +16,7 @@ use crate::record::{
     FaultKind, FaultRecord, GameRecord, MoveRecord, ReadyInfo, ScheduleRef, SeatRecord, FORMAT,
     VERSION,
 };
-use crate::rules::{Colour, IllegalReason, Outcome, Position, Rules, Seat, Square};
+use crate::rules::{Colour, Outcome, Position, Rules, Seat, Square};
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
@@ -633,11 +633,7 @@ impl Game<'_> {
                     self.disqualify(
                         seat,
                         FaultKind::Illegal,
-                        format!(
-                            "illegal move {}: {}",
-                            crate::protocol::truncate(&square, 40),
-                            IllegalReason::OffBoard
-                        ),
+                        crate::protocol::unknown_square(&square),
                         Some(fault_text(&line)),
                     );
                     continue;

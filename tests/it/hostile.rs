@@ -42,12 +42,12 @@ fn play(dir: &Path, bots: &[String], extra: &[&str]) -> (Vec<GameRecord>, String
     (read_records(&record), stderr(&out))
 }
 
-/// The seat the scripted bot (named `bad…`) sits in.
-fn seat_of(r: &GameRecord, name: &str) -> usize {
+/// The seat of the scripted bot playing `mode`.
+fn seat_of(r: &GameRecord, mode: &str) -> usize {
     r.seats
         .iter()
-        .position(|s| s.name == name)
-        .unwrap_or_else(|| panic!("no seat named {name}: {:?}", r.seats))
+        .position(|s| s.command.iter().any(|word| word == mode))
+        .unwrap_or_else(|| panic!("no seat plays {mode}: {:?}", r.seats))
 }
 
 /// `replay --verify` accepts every game of the record file.
@@ -77,7 +77,7 @@ fn a_second_answer_is_malformed_at_the_ply_it_arrives_in_every_game() {
                 assert_eq!(records.len(), 20);
                 for r in &records {
                     check_record(r);
-                    let s = seat_of(r, "bad");
+                    let s = seat_of(r, mode);
                     assert_eq!(r.faults.len(), 1, "{mode}: {:?}", r.faults);
                     let f = &r.faults[0];
                     assert_eq!(
@@ -117,7 +117,7 @@ fn a_move_before_any_turn_and_a_death_between_turns_are_faults_when_they_happen(
                 let (records, err) = play(&dir, &bots, &[]);
                 let r = &records[0];
                 check_record(r);
-                let s = seat_of(r, "bad");
+                let s = seat_of(r, mode);
                 assert_eq!(r.faults.len(), 1, "{mode}: {:?}", r.faults);
                 let f = &r.faults[0];
                 assert_eq!(f.seat, s);
@@ -222,7 +222,7 @@ fn the_referee_stays_under_8_mb_whatever_a_bot_writes() {
                 } else {
                     assert_eq!(r.faults.len(), 1, "{mode}: {:?}", r.faults);
                     let f = &r.faults[0];
-                    let s = seat_of(&r, "bad");
+                    let s = seat_of(&r, mode);
                     assert_eq!((f.seat, f.kind), (s, FaultKind::Malformed), "{f:?}");
                     assert!(f.detail.contains("longer than 16384 bytes"), "{f:?}");
                     let first_turn = s as u32;
@@ -268,7 +268,7 @@ fn a_line_at_the_cap_may_end_in_crlf_and_a_square_that_names_nothing_is_illegal(
                 // Off the board or no square at all: one rule, an illegal move.
                 assert_eq!(r.faults.len(), 1, "{:?}", r.faults);
                 let f = &r.faults[0];
-                let s = seat_of(r, "bad");
+                let s = seat_of(r, mode);
                 assert_eq!(
                     (f.seat, f.kind, f.ply),
                     (s, FaultKind::Illegal, s as u32),
