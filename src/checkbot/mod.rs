@@ -564,8 +564,8 @@ impl Checker {
             Ok(Reply::Move { square }) => square,
             Ok(Reply::UnknownSquare { square }) => {
                 let detail = crate::protocol::unknown_square(&square);
-                let t = trouble(format!("illegal: {detail}"), Some(&line));
-                return Ok(self.failed(id, title, t));
+                let t = trouble(FaultKind::Illegal, detail, Some(&line));
+                return Ok(self.failed(id, title, &what, t));
             }
             Ok(Reply::Ready { .. }) => {
                 self.stray
