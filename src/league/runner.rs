@@ -39,8 +39,8 @@ pub struct BotSpec {
     pub builtin: bool,
     pub dir: Option<PathBuf>,
     pub env: Vec<(String, String)>,
-    /// Where its stderr is kept, if the run keeps logs.
-    pub log: Option<PathBuf>,
+    /// Its log (stderr, notes, protocol lines), if the run keeps logs.
+    pub log: Option<crate::process::BotLog>,
     /// OS limits and environment it runs under.
     pub limits: crate::limits::Limits,
 }
@@ -317,7 +317,10 @@ fn worker(shared: &Shared, tx: mpsc::Sender<Report>) {
             watch.seated = game
                 .seating
                 .iter()
-                .map(|&i| (players[i].name.clone(), players[i].log.clone()))
+                .map(|&i| {
+                    let log = players[i].log.as_ref().map(|l| l.path().to_path_buf());
+                    (players[i].name.clone(), log)
+                })
                 .collect();
             let Ok(record) = play_game(&setup, &mut players, &game.seating, &mut watch) else {
                 break;
