@@ -355,7 +355,7 @@ impl Checker {
                         self.ready_ms.push(ms);
                         Ok(())
                     }
-                    Ok(Reply::Move { .. }) => {
+                    Ok(Reply::Move { .. } | Reply::UnknownSquare { .. }) => {
                         self.stray
                             .push(format!("game {game}: a move instead of ready"));
                         Err(trouble(
@@ -562,6 +562,11 @@ impl Checker {
         self.answer_ms.push(took);
         let square = match parse_reply(&line) {
             Ok(Reply::Move { square }) => square,
+            Ok(Reply::UnknownSquare { square }) => {
+                let detail = crate::protocol::unknown_square(&square);
+                let t = trouble(FaultKind::Illegal, detail, Some(&line));
+                return Ok(self.failed(id, title, &what, t));
+            }
             Ok(Reply::Ready { .. }) => {
                 self.stray
                     .push(format!("game {game}: ready instead of a move"));
