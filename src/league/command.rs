@@ -321,43 +321,35 @@ pub fn run_league(args: &LeagueArgs) -> Result<()> {
         eprintln!("multiversi: {skipped} game(s) with a bot left out are not played this time");
     }
     let played = session::play(&run, "league");
-    // The standings of every game in the directory, at the end or after Ctrl-C (a shard's are
-    // computed once all shards are done: `multiversi standings DIR/games-*.jsonl`).
-    let interrupted = played
-        .as_ref()
-        .err()
-        .and_then(|e| e.downcast_ref::<exit::Failure>())
-        .is_some_and(|f| f.code == exit::INTERRUPTED);
-    if shard.is_none() && (played.is_ok() || interrupted) {
-        write_standings(&out)?;
-    }
+    write_standings(&out);
     played
 }
 
-/// Prints the standings of every game in the league directory and writes standings.json, .csv,
-/// .html and the replay viewer they link to into it.
-fn write_standings(out: &Path) -> Result<()> {
-    use crate::standings::command::{from_files, Output};
-    let files = record_files(out)?;
-    if files.is_empty() {
-        return Ok(());
+/// The standings of every game in the league directory (all shards), written beside the records
+/// (standings.json, .csv, .html and the games' viewer) and printed; also after an interruption,
+/// since finished games are kept. A failure here is a warning: the games are safe on disk and
+/// `multiversi standings` can compute the same again.
+fn write_standings(out: &Path) {
+    let files = match record_files(out) {
+        Ok(files) if !files.is_empty() => files,
+        _ => return,
+    };
+    let options = crate::standings::Options::default();
+    let output = crate::standings::command::Output {
+        dir: out,
+        viewer: true,
+    };
+    match crate::standings::command::from_files(&files, &options, false, Some(output)) {
+        Ok(standings) => {
+            println!(
+                "\nStandings of all {} game(s) in {}:\n{}",
+                standings.games,
+                out.display(),
+                crate::standings::report::terminal(&standings, false)
+            );
+        }
+        Err(e) => eprintln!("multiversi: warning: no standings written: {e:#}"),
     }
-    let standings = from_files(
-        &files,
-        &crate::standings::Options::default(),
-        false,
-        Some(Output {
-            dir: out,
-            viewer: true,
-        }),
-    )?;
-    print!("{}", crate::standings::report::terminal(&standings, false));
-    eprintln!(
-        "multiversi: standings of {} game(s) written to {}",
-        standings.games,
-        out.display()
-    );
-    Ok(())
 }
 
 /// What `--dry-run` prints: the schedule's size, each bot's share, and the time it may take.
