@@ -296,6 +296,7 @@ pub fn run_match(args: &MatchArgs) -> Result<()> {
         } else {
             SilentBots::Stop
         },
+        table_every: 0,
     };
     session::play(&run, "match")
 }

@@ -90,6 +90,8 @@ pub struct Run {
     pub events: bool,
     pub record: Option<RecordFile>,
     pub silent: SilentBots,
+    /// Print the table every this many games (0: only at the end).
+    pub table_every: u64,
 }
 
 /// A bot that never answered `start`, with what the first game saw of it.
@@ -190,6 +192,18 @@ pub fn run(run: &Run) -> Finished {
                     tally(&mut finished.tallies, &bots, &record);
                     finished.games += 1;
                     progress.game_done();
+                    if run.table_every > 0 && finished.games % run.table_every == 0 {
+                        let names: Vec<&str> = run.bots.iter().map(|b| b.name.as_str()).collect();
+                        let mut out = std::io::stdout().lock();
+                        let _ = write!(
+                            out,
+                            "{}after {} games:\n{}\n",
+                            clear_progress(),
+                            finished.games,
+                            super::table::table(&names, &finished.tallies)
+                        )
+                        .and_then(|()| out.flush());
+                    }
                 }
                 Ok(Report::Silent(silent)) => finished.silent.push(silent),
                 Ok(Report::Skipped(n)) => {
