@@ -290,7 +290,6 @@ pub fn run_league(args: &LeagueArgs) -> Result<()> {
             format!("{}: cannot create: {e}", logs.display()),
         )
     })?;
-    // A league keeps every bot's log; protocol lines only in a match (`--log-protocol`).
     set_logs(&mut bots, &logs, false)?;
     let record_path = out.join(records_name(shard));
     let record = session::open_records(&record_path, "league records")?;
