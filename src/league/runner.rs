@@ -405,7 +405,8 @@ pub fn describe_result(record: &GameRecord) -> String {
     match record.result {
         crate::rules::Outcome::Win { winner } => format!(
             "{} ({}) wins",
-            record.seats[winner].name, record.seats[winner].colour
+            crate::text::visible(&record.seats[winner].name),
+            record.seats[winner].colour
         ),
         crate::rules::Outcome::Draw => "draw".into(),
     }
@@ -549,7 +550,7 @@ impl Observer for Watch {
         if self.show {
             let names: Vec<String> = seats
                 .iter()
-                .map(|s| format!("{} {}", s.colour, s.name))
+                .map(|s| format!("{} {}", s.colour, crate::text::visible(&s.name)))
                 .collect();
             self.human(&format!("game {game}: {}\n{position}\n", names.join(", ")));
         }
