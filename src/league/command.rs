@@ -72,6 +72,50 @@ pub fn records_name(shard: Option<(u32, u32)>) -> String {
     }
 }
 
+/// Takes an exclusive lock on a league's record file, held until the returned handle is
+/// dropped (the end of the run, or the process's death: the kernel releases it).
+fn lock_records(out: &Path, records: &Path) -> Result<std::fs::File> {
+    std::fs::create_dir_all(out).map_err(|e| {
+        fail(
+            exit::OUTPUT,
+            format!("{}: cannot create the league directory: {e}", out.display()),
+        )
+    })?;
+    let file = std::fs::File::options()
+        .create(true)
+        .append(true)
+        .open(records)
+        .map_err(|e| {
+            fail(
+                exit::OUTPUT,
+                format!("{}: cannot open: {e}", records.display()),
+            )
+        })?;
+    // SAFETY: flock on a descriptor this function owns; no memory is shared.
+    let rc = unsafe {
+        libc::flock(
+            std::os::fd::AsRawFd::as_raw_fd(&file),
+            libc::LOCK_EX | libc::LOCK_NB,
+        )
+    };
+    if rc != 0 {
+        let e = std::io::Error::last_os_error();
+        return Err(fail(
+            exit::OUTPUT,
+            if e.raw_os_error() == Some(libc::EWOULDBLOCK) {
+                format!(
+                    "{}: another multiversi league is writing to it; two runs on one record \
+                     file would play the same games twice. Wait for it to end, or stop it",
+                    records.display()
+                )
+            } else {
+                format!("{}: cannot lock: {e}", records.display())
+            },
+        ));
+    }
+    Ok(file)
+}
+
 /// Every record file in a league directory: `games.jsonl` and `games-I-of-N.jsonl`.
 fn record_files(out: &Path) -> Result<Vec<PathBuf>> {
     let entries = match std::fs::read_dir(out) {
@@ -217,6 +261,13 @@ pub fn run_league(args: &LeagueArgs) -> Result<()> {
     let mine = match shard {
         Some((i, n)) => schedule::shard(all.clone(), i, n),
         None => all.clone(),
+    };
+    // One run at a time per record file: two runs on one directory (or a shard started twice,
+    // as a requeued array task can be) would each play the games the other is playing.
+    let _lock = if args.dry_run {
+        None
+    } else {
+        Some(lock_records(&out, &out.join(records_name(shard)))?)
     };
     let mut finished = Finished::default();
     for file in record_files(&out)? {

@@ -473,3 +473,40 @@ fn protocol_v1_bots_play_after_an_opening_they_did_not_make() {
         assert!(r.moves[7].ms > 0.0 || r.moves[7].ply == 7);
     }
 }
+
+#[test]
+fn a_second_run_on_the_same_record_file_is_refused_while_the_first_plays() {
+    let dir = temp_dir("league-twice");
+    let config = league_config(&dir, 5, "rounds = 200");
+    let out = dir.join("out");
+    let (c, o) = (config.to_str().unwrap(), out.to_str().unwrap());
+    let mut first = crate::support::multiversi()
+        .args(["league", c, "--out", o, "--concurrency", "1"])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let records = out.join("games.jsonl");
+    let started = std::time::Instant::now();
+    while std::fs::metadata(&records).map_or(0, |m| m.len()) == 0 {
+        assert!(
+            started.elapsed().as_secs() < 60,
+            "the first run records a game"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let second = league(&[c, "--out", o, "--concurrency", "1"]);
+    let still_running = first.try_wait().unwrap().is_none();
+    unsafe { libc::kill(first.id() as i32, libc::SIGINT) };
+    let _ = first.wait();
+    assert!(still_running, "the first run was still playing");
+    assert_eq!(second.status.code(), Some(5), "{}", stderr(&second));
+    assert!(
+        stderr(&second).contains("another multiversi league is writing to it"),
+        "{}",
+        stderr(&second)
+    );
+    let (indices, _) = league_games(&out);
+    let unique: HashSet<u64> = indices.iter().copied().collect();
+    assert_eq!(unique.len(), indices.len(), "no game recorded twice");
+}
