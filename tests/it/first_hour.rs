@@ -345,3 +345,42 @@ fn replay_says_when_a_game_id_is_ambiguous() {
         stdout(&out)
     );
 }
+
+#[test]
+fn the_hand_typed_messages_of_the_starter_readme_are_accepted() {
+    use std::io::Write;
+    let readme =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/bots/README.md")).unwrap();
+    let block = readme
+        .split("```json\n")
+        .nth(1)
+        .and_then(|rest| rest.split("```").next())
+        .expect("a json block in bots/README.md");
+    let lines: Vec<&str> = block.lines().filter(|l| l.starts_with('{')).collect();
+    assert_eq!(lines.len(), 2, "{block}");
+    let mut child = multiversi()
+        .args(["bot", "best", "--seed", "1"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(block.as_bytes())
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let answers: Vec<serde_json::Value> = stdout(&out)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(answers.len(), 2, "{}", stdout(&out));
+    assert_eq!(answers[0]["type"], "ready");
+    assert_eq!(answers[1]["type"], "move");
+    let turn: serde_json::Value = serde_json::from_str(lines[1]).unwrap();
+    let legal = turn["legal"].as_array().unwrap();
+    assert!(legal.contains(&answers[1]["square"]), "{}", answers[1]);
+}
