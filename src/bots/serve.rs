@@ -37,6 +37,7 @@ pub fn serve(name: &str, seed: u64) -> Result<(), String> {
         let reply = match message {
             ToBot::Start { rules, seat, .. } => {
                 bot.new_game(&rules, seat);
+                latency.probe();
                 game = Some((rules, seat));
                 format!(
                     "{{\"type\":\"ready\",\"name\":{},\"version\":\"{}\"}}",

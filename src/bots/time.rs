@@ -14,7 +14,9 @@
 //!   moves its deadline earlier by twice the worst recent lateness. On an idle machine that is a
 //!   fraction of a millisecond; on a loaded one (answers were seen up to ~90 ms late at load 5–10
 //!   on two cores) the margin grows with what the bot actually sees, and shrinks again slowly when
-//!   the machine calms down.
+//!   the machine calms down. Each game starts with a probe of how long the bot waits for the
+//!   processor after a short sleep, so that the first moves of a game on a loaded machine are
+//!   not played as if it were idle.
 
 use crate::rules::{Position, Square};
 use std::time::{Duration, Instant};
@@ -23,6 +25,8 @@ use std::time::{Duration, Instant};
 pub const SHARE: f64 = 0.75;
 /// Fraction of the time left always kept unused, for the answer to reach the referee.
 pub const MARGIN_SHARE: f64 = 0.5;
+/// Sleeps of `Latency::probe`.
+const PROBES: u32 = 5;
 /// The margin never needs to be more than this: beyond it, the time is better spent searching.
 pub const MARGIN_CAP: Duration = Duration::from_millis(70);
 
@@ -50,6 +54,23 @@ impl Latency {
     pub fn observe(&mut self, planned: Instant, answered: Instant) {
         let late = answered.saturating_duration_since(planned);
         self.recent = late.max(self.recent.mul_f64(Self::DECAY));
+    }
+
+    /// Measures how long this process waits for the processor once it may run again, by
+    /// sleeping a millisecond a few times and noting how much longer each sleep took. That wait
+    /// is what delays a bot's answer that nothing else shows it (waking up to read a turn); on a
+    /// loaded machine it is tens of milliseconds. Done at the start of each game, where there is
+    /// time for it.
+    pub fn probe(&mut self) {
+        const NAP: Duration = Duration::from_millis(1);
+        for _ in 0..PROBES {
+            let before = Instant::now();
+            std::thread::sleep(NAP);
+            let woke = Instant::now();
+            self.recent = self
+                .recent
+                .max(woke.saturating_duration_since(before + NAP));
+        }
     }
 
     /// Time to take off a move's deadline: twice the worst recent lateness.

@@ -384,3 +384,63 @@ fn the_hand_typed_messages_of_the_starter_readme_are_accepted() {
     let legal = turn["legal"].as_array().unwrap();
     assert!(legal.contains(&answers[1]["square"]), "{}", answers[1]);
 }
+
+/// `match --show` with its stdout on a pseudo-terminal: what the terminal received.
+fn show_on_a_terminal(no_color: bool) -> String {
+    use std::io::Read;
+    let (mut master, slave) = crate::replay_tty::open_pty(60);
+    let mut command = multiversi();
+    command
+        .args([
+            "match",
+            "builtin:greedy",
+            "builtin:random",
+            "builtin:random",
+            "--show",
+            "--seed",
+            "3",
+        ])
+        .stdout(std::process::Stdio::from(slave))
+        .stderr(std::process::Stdio::piped());
+    if no_color {
+        command.env("NO_COLOR", "1");
+    } else {
+        command.env_remove("NO_COLOR").env("TERM", "xterm-256color");
+    }
+    let child = command.spawn().unwrap();
+    drop(command); // our copy of the terminal's slave side, so that its end is seen
+    let mut text = Vec::new();
+    let mut buf = [0u8; 65536];
+    // The master reads until every holder of the slave side is gone (then EIO).
+    while let Ok(n) = master.read(&mut buf) {
+        if n == 0 {
+            break;
+        }
+        text.extend_from_slice(&buf[..n]);
+    }
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    String::from_utf8_lossy(&text).replace("\r\n", "\n")
+}
+
+#[test]
+fn show_numbers_moves_like_replay_and_draws_in_colour_on_a_terminal() {
+    let coloured = show_on_a_terminal(false);
+    assert!(!coloured.contains("ply 0"), "{coloured}");
+    assert!(
+        coloured.contains("\x1b[48;5;"),
+        "no colour on a terminal: {coloured}"
+    );
+    let plain = show_on_a_terminal(true);
+    assert!(!plain.contains('\x1b'), "NO_COLOR: {plain}");
+    let first = plain
+        .lines()
+        .find(|l| l.trim_start().starts_with("1."))
+        .expect("move 1");
+    assert!(first.starts_with("   1. Black greedy "), "{first}");
+    assert!(
+        plain.lines().any(|l| l.starts_with("   2. White random ")),
+        "{plain}"
+    );
+    assert!(plain.contains("game "), "{plain}");
+}
