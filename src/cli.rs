@@ -33,6 +33,8 @@ pub enum Command {
     CheckBot(crate::checkbot::CheckBotArgs),
     /// Show recorded games again: in the terminal, as an HTML viewer, or verified by the rules.
     Replay(crate::replay::ReplayArgs),
+    /// Standings and ratings from record files (see README, "Standings and ratings").
+    Standings(crate::standings::command::StandingsArgs),
     /// The benchmark's instant bot (first legal move, no JSON parsing); see bench/referee.sh.
     #[command(hide = true)]
     BenchBot,
@@ -109,6 +111,7 @@ pub fn run(cli: Cli) -> Result<()> {
             Ok(())
         }
         Command::Replay(args) => crate::replay::run(&args),
+        Command::Standings(args) => crate::standings::command::run(&args),
         Command::BenchBot => {
             crate::bots::serve::serve_instant().map_err(|e| fail(exit::BAD_INPUT, e))
         }

@@ -17,4 +17,5 @@ pub mod referee;
 pub mod replay;
 pub mod rng;
 pub mod rules;
+pub mod standings;
 pub mod text;

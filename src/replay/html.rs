@@ -63,6 +63,54 @@ pub fn render(games: &[&Loaded], ply: Option<u32>) -> String {
         .replacen(DATA_MARK, &script_safe(&data.to_string()), 1)
 }
 
+/// The viewer written one game at a time, so that a league's thousands of games go to disk
+/// without being held in memory: `start`, then `game` for each game in order (the viewer numbers
+/// them from 1 in that order, as `#game=N` links do), then `finish`.
+pub struct Streaming<W: std::io::Write> {
+    out: W,
+    games: usize,
+    after_data: &'static str,
+}
+
+impl<W: std::io::Write> Streaming<W> {
+    pub fn start(mut out: W, title: &str) -> std::io::Result<Streaming<W>> {
+        let (before, after) = TEMPLATE.split_once(DATA_MARK).unwrap_or((TEMPLATE, ""));
+        out.write_all(
+            before
+                .replacen(TITLE_MARK, &html_escape(title), 1)
+                .as_bytes(),
+        )?;
+        out.write_all(b"{\"ply\":null,\"games\":[")?;
+        Ok(Streaming {
+            out,
+            games: 0,
+            after_data: after,
+        })
+    }
+
+    pub fn game(
+        &mut self,
+        source: &str,
+        record: &crate::record::GameRecord,
+    ) -> std::io::Result<()> {
+        if self.games > 0 {
+            self.out.write_all(b",")?;
+        }
+        let entry = serde_json::json!({"source": source, "record": record});
+        self.out
+            .write_all(script_safe(&entry.to_string()).as_bytes())?;
+        self.games += 1;
+        Ok(())
+    }
+
+    /// Ends the page and hands back the writer (to flush or sync it).
+    pub fn finish(mut self) -> std::io::Result<W> {
+        self.out.write_all(b"]}")?;
+        self.out.write_all(self.after_data.as_bytes())?;
+        Ok(self.out)
+    }
+}
+
 /// Writes the viewer; a file that cannot be written exits 5 with the path.
 pub fn write(out: &Path, games: &[&Loaded], ply: Option<u32>) -> Result<()> {
     std::fs::write(out, render(games, ply))
@@ -98,6 +146,39 @@ mod tests {
         };
         let page = render(&[&loaded], None);
         assert!(page.contains("\"seed\":\"11140139307897113782\""));
+    }
+
+    #[test]
+    fn streaming_gives_the_same_data_as_render() {
+        let game = crate::replay::read::Loaded {
+            source: crate::replay::read::Source {
+                path: "g.jsonl".into(),
+                line: 1,
+            },
+            record: crate::standings::games::tests::record(
+                &["a", "b", "c"],
+                &[3, 2, 1],
+                &[&[0], &[1], &[2]],
+                crate::rules::Outcome::Win { winner: 0 },
+            ),
+        };
+        let data = |page: &str| -> serde_json::Value {
+            let start = page.find("application/json\">").unwrap() + "application/json\">".len();
+            let end = start + page[start..].find("</script>").unwrap();
+            serde_json::from_str(&page[start..end]).unwrap()
+        };
+        let rendered = render(&[&game, &game], None);
+        let mut streaming = Streaming::start(Vec::new(), "t").unwrap();
+        for g in [&game, &game] {
+            streaming.game(&g.source.to_string(), &g.record).unwrap();
+        }
+        let streamed = String::from_utf8(streaming.finish().unwrap()).unwrap();
+        assert_eq!(data(&streamed), data(&rendered));
+        assert!(streamed.contains("<title>t</title>"));
+        assert_eq!(
+            streamed.len() - "t".len(),
+            rendered.len() - "multiversi replay · 2 games".len()
+        );
     }
 
     #[test]

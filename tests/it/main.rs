@@ -21,5 +21,6 @@ mod replay_browser;
 mod replay_tty;
 mod schemas;
 mod signals;
+mod standings;
 mod starter_bots;
 mod support;

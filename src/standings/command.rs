@@ -1,0 +1,152 @@
+//! `multiversi standings RECORDS... [--out DIR]`: the standings of any record files, merged (a
+//! league's output, its shards, plain match records), printed as a table and written as files.
+
+use super::input::{self, write_atomically};
+use super::{compute, report, Options, Standings};
+use crate::exit::{self, fail};
+use anyhow::Result;
+use clap::Args;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+#[derive(Args, Debug)]
+pub struct StandingsArgs {
+    /// Record files (JSON Lines, as `match` and `league` write them), merged; a game found twice
+    /// is counted once.
+    #[arg(required = true, value_name = "RECORDS")]
+    pub files: Vec<PathBuf>,
+    /// Also write standings.json, standings.csv, standings.html and games.html (the replay viewer
+    /// the page links to) into DIR, created if missing.
+    #[arg(long, value_name = "DIR")]
+    pub out: Option<PathBuf>,
+    /// Stop at the first damaged line (exit 3) instead of skipping it with a warning.
+    #[arg(long)]
+    pub strict: bool,
+    /// The bot whose rating is 0 (default: the mean rating is 0).
+    #[arg(long, value_name = "BOT")]
+    pub anchor: Option<String>,
+    /// Bootstrap replicates for the 95% intervals and the likelihood of superiority (0: none).
+    #[arg(long, value_name = "N", default_value_t = 200)]
+    pub bootstrap: u32,
+    /// Seed of the bootstrap: the same games and seed give the same intervals.
+    #[arg(long, value_name = "S", default_value_t = 1)]
+    pub seed: u64,
+    /// With --out, do not write games.html (a league's viewer holds every game and can be large).
+    #[arg(long, requires = "out")]
+    pub no_viewer: bool,
+}
+
+/// Runs `multiversi standings`.
+pub fn run(args: &StandingsArgs) -> Result<()> {
+    let options = Options {
+        replicates: args.bootstrap,
+        seed: args.seed,
+        anchor: args.anchor.clone(),
+    };
+    let out = args.out.as_deref().map(|dir| Output {
+        dir,
+        viewer: !args.no_viewer,
+    });
+    let standings = from_files(&args.files, &options, args.strict, out)?;
+    let mut stdout = std::io::stdout().lock();
+    stdout
+        .write_all(report::terminal(&standings, true).as_bytes())
+        .and_then(|_| stdout.flush())
+        .map_err(|e| fail(exit::OUTPUT, format!("cannot write output: {e}")))?;
+    if let Some(dir) = &args.out {
+        eprintln!("wrote the standings to {}", dir.display());
+    }
+    Ok(())
+}
+
+/// Where to write the standings' files.
+#[derive(Clone, Copy, Debug)]
+pub struct Output<'a> {
+    pub dir: &'a Path,
+    /// Whether to write `games.html`, the replay viewer the HTML page links to.
+    pub viewer: bool,
+}
+
+/// The file names written into the output directory.
+pub const JSON_FILE: &str = "standings.json";
+pub const CSV_FILE: &str = "standings.csv";
+pub const HTML_FILE: &str = "standings.html";
+pub const VIEWER_FILE: &str = "games.html";
+
+/// Reads the record files (warnings for skipped lines on stderr), computes the standings and,
+/// with `out`, writes them there (each file complete or not at all). Errors: a file that cannot
+/// be read or, with `strict`, a damaged line (exit 3); no game at all (exit 3); an anchor that
+/// played none of the games (exit 2); a file that cannot be written (exit 5).
+pub fn from_files(
+    paths: &[PathBuf],
+    options: &Options,
+    strict: bool,
+    out: Option<Output>,
+) -> Result<Standings> {
+    if let Some(out) = out {
+        std::fs::create_dir_all(out.dir).map_err(|e| {
+            fail(
+                exit::OUTPUT,
+                format!("cannot create {}: {e}", out.dir.display()),
+            )
+        })?;
+    }
+    let read = match out.filter(|o| o.viewer) {
+        Some(out) => {
+            // The viewer is written while the files are read; if reading fails, the viewer is
+            // abandoned (the temporary file removed, an earlier games.html left as it was) and
+            // the reading error is the one reported.
+            let mut read = None;
+            let written = write_atomically(&out.dir.join(VIEWER_FILE), |file| {
+                let mut viewer =
+                    crate::replay::html::Streaming::start(file, "multiversi standings · games")?;
+                let result = input::read_files(paths, strict, Some(&mut viewer));
+                let failed = result.is_err();
+                read = Some(result);
+                if failed {
+                    return Err(std::io::Error::other("reading the records failed"));
+                }
+                viewer.finish().map(|_| ())
+            });
+            match (read, written) {
+                (Some(Err(e)), _) => return Err(e),
+                (_, Err(e)) => return Err(e),
+                (Some(Ok(read)), Ok(())) => read,
+                (None, Ok(())) => input::read_files::<std::io::Sink>(paths, strict, None)?,
+            }
+        }
+        None => input::read_files::<std::io::Sink>(paths, strict, None)?,
+    };
+    for d in &read.damaged {
+        eprintln!("multiversi: warning: {d} (line skipped)");
+    }
+    for (source, first) in &read.duplicates {
+        eprintln!("multiversi: warning: {source}: the same game as game {first} (counted once)");
+    }
+    if read.games.games.is_empty() {
+        let files: Vec<String> = paths.iter().map(|p| p.display().to_string()).collect();
+        return Err(fail(
+            exit::BAD_INPUT,
+            format!("no readable game in {}", files.join(", ")),
+        ));
+    }
+    let mut standings = compute(&read.games, options).map_err(|e| fail(exit::USAGE, e))?;
+    standings.damaged_lines = read.damaged.len();
+    standings.duplicates = read.duplicates.len();
+    if let Some(out) = out {
+        write_reports(out.dir, &standings)?;
+    }
+    Ok(standings)
+}
+
+/// Writes `standings.json` and `standings.csv` into `dir`, each through a temporary file and
+/// a rename.
+pub fn write_reports(dir: &Path, standings: &Standings) -> Result<()> {
+    write_atomically(&dir.join(JSON_FILE), |f| {
+        f.write_all(report::json(standings).as_bytes())
+    })?;
+    write_atomically(&dir.join(CSV_FILE), |f| {
+        f.write_all(report::csv(standings).as_bytes())
+    })?;
+    Ok(())
+}

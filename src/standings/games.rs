@@ -1,0 +1,492 @@
+//! The compact summary of each game that every standings computation works from. A league of
+//! 10,000 games must fit in a few megabytes, so a record is boiled down to what the tables and
+//! the rating need (who sat where, the places, discs, faults, move-time totals) as soon as it is
+//! read, and the record itself is dropped.
+
+use crate::record::{FaultKind, GameRecord};
+use crate::rules::{Outcome, Seat};
+use std::collections::{HashMap, HashSet};
+
+/// Fault kinds in the order the tables show them.
+pub const FAULT_KINDS: [FaultKind; 4] = [
+    FaultKind::Timeout,
+    FaultKind::Crash,
+    FaultKind::Malformed,
+    FaultKind::Illegal,
+];
+
+/// The column of a fault kind in `FAULT_KINDS`.
+pub fn fault_index(kind: FaultKind) -> usize {
+    match kind {
+        FaultKind::Timeout => 0,
+        FaultKind::Crash => 1,
+        FaultKind::Malformed => 2,
+        FaultKind::Illegal => 3,
+    }
+}
+
+/// The name of a fault kind as records and reports spell it.
+pub fn fault_name(kind: FaultKind) -> &'static str {
+    match kind {
+        FaultKind::Timeout => "timeout",
+        FaultKind::Crash => "crash",
+        FaultKind::Malformed => "malformed",
+        FaultKind::Illegal => "illegal",
+    }
+}
+
+/// One seat of one game.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SeatSummary {
+    /// The bot, as an index into `Games::names`.
+    pub bot: u32,
+    /// Discs of its own colour at the end.
+    pub score: u32,
+    /// Its place group in the record's `ranking`: 0 is first; seats that share a place share it.
+    pub group: u8,
+    /// Its fractional place from 1: a seat that shares a place with others gets the mean of the
+    /// positions they span (two seats tied for first are both 1.5), so the places of a game
+    /// always add up to 1 + 2 + … + k.
+    pub place: f32,
+    /// The first fault that disqualified it, if any.
+    pub fault: Option<FaultKind>,
+    /// Moves the bot itself played (the referee's opening moves are not counted).
+    pub moves: u32,
+    /// Their total and largest time in milliseconds.
+    pub total_ms: f64,
+    pub max_ms: f64,
+}
+
+/// One game.
+#[derive(Clone, Debug, PartialEq)]
+pub struct GameSummary {
+    /// Its number from 1 in the order the games were read: the `#game=N` of the replay viewer
+    /// written from the same files.
+    pub number: u32,
+    /// The record's game id.
+    pub id: String,
+    /// The deal it belongs to, as an index into the deals seen (games of the same schedule deal
+    /// share it; a game without a schedule is a deal of its own).
+    pub deal: u32,
+    pub result: Outcome,
+    /// In seat order.
+    pub seats: Vec<SeatSummary>,
+}
+
+impl GameSummary {
+    /// Whether a seat shares the point of a draw for the whole table: it was seated and not
+    /// disqualified.
+    pub fn shares_draw(&self, seat: Seat) -> bool {
+        matches!(self.result, Outcome::Draw) && self.seats[seat].fault.is_none()
+    }
+
+    /// The points a seat earned: 1 for the winner; in a draw for the whole table, an equal share
+    /// of the point for each seat that was not disqualified; 0 otherwise.
+    pub fn points(&self, seat: Seat) -> f64 {
+        match self.result {
+            Outcome::Win { winner } => (winner == seat) as u8 as f64,
+            Outcome::Draw => {
+                let sharing = self.seats.iter().filter(|s| s.fault.is_none()).count();
+                if self.seats[seat].fault.is_none() {
+                    1.0 / sharing as f64
+                } else {
+                    0.0
+                }
+            }
+        }
+    }
+
+    /// The places as groups of bots, best first (the record's `ranking` with bots for seats).
+    pub fn ranking(&self) -> Vec<Vec<u32>> {
+        let groups = self.seats.iter().map(|s| s.group as usize + 1).max();
+        let mut out = vec![Vec::new(); groups.unwrap_or(0)];
+        for s in &self.seats {
+            out[s.group as usize].push(s.bot);
+        }
+        out
+    }
+}
+
+/// What happened to a record offered to `Games::add`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Added {
+    /// Counted, with its number.
+    Counted(u32),
+    /// The same record (see `fingerprint`) was already counted; it is not counted twice. Holds
+    /// the number of the first copy.
+    Duplicate(u32),
+}
+
+/// Every game read so far, in reading order, with the bots' names and the deals.
+#[derive(Clone, Debug, Default)]
+pub struct Games {
+    /// Bot names in order of first appearance.
+    pub names: Vec<String>,
+    pub games: Vec<GameSummary>,
+    /// How many deals there are (`GameSummary::deal` is below this).
+    pub deals: u32,
+    bot_index: HashMap<String, u32>,
+    deal_index: HashMap<(String, u64), u32>,
+    seen: HashMap<u64, u32>,
+}
+
+/// What makes two records the same game: a fingerprint of the record's content (id, start,
+/// duration, seats, scores, result and every move with its time). Game ids alone are not enough:
+/// two matches started in the same second number their games alike. The same game read twice
+/// (a file or shard given twice) has the same fingerprint; two games that were really played are
+/// told apart by their measured move times if nothing else.
+fn fingerprint(record: &GameRecord) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    record.game.hash(&mut h);
+    record.started.hash(&mut h);
+    record.duration_ms.hash(&mut h);
+    if let Some(s) = &record.schedule {
+        (&s.run, s.index, s.deal, s.seating).hash(&mut h);
+    }
+    for s in &record.seats {
+        s.name.hash(&mut h);
+    }
+    record.scores.hash(&mut h);
+    record.ranking.hash(&mut h);
+    for m in &record.moves {
+        (m.seat, m.square, m.ms.to_bits()).hash(&mut h);
+    }
+    for f in &record.faults {
+        (f.seat, f.ply, &f.detail).hash(&mut h);
+    }
+    h.finish()
+}
+
+impl Games {
+    pub fn new() -> Games {
+        Games::default()
+    }
+
+    /// Adds one game. A record whose parts do not fit together (seats, scores and ranking of
+    /// different sizes, a seat missing from the ranking, a winner who is not seated, the same bot
+    /// in two seats) is refused with a sentence saying why, and nothing is added.
+    pub fn add(&mut self, record: &GameRecord) -> Result<Added, String> {
+        let key = fingerprint(record);
+        if let Some(&first) = self.seen.get(&key) {
+            return Ok(Added::Duplicate(first));
+        }
+        let (groups, places) = check(record)?;
+        let number = self.games.len() as u32 + 1;
+        let deal = match &record.schedule {
+            Some(s) => {
+                let next = self.deals;
+                *self
+                    .deal_index
+                    .entry((s.run.clone(), s.deal))
+                    .or_insert(next)
+            }
+            None => self.deals,
+        };
+        if deal == self.deals {
+            self.deals += 1;
+        }
+        let opening = record.opening as usize;
+        let seats = record
+            .seats
+            .iter()
+            .enumerate()
+            .map(|(seat, s)| {
+                let mut moves = 0;
+                let (mut total_ms, mut max_ms) = (0.0, 0.0f64);
+                for m in record.moves.iter().skip(opening).filter(|m| m.seat == seat) {
+                    moves += 1;
+                    total_ms += m.ms;
+                    max_ms = max_ms.max(m.ms);
+                }
+                SeatSummary {
+                    bot: self.bot(&s.name),
+                    score: record.scores[seat],
+                    group: groups[seat],
+                    place: places[seat],
+                    fault: record
+                        .faults
+                        .iter()
+                        .find(|f| f.seat == seat)
+                        .map(|f| f.kind),
+                    moves,
+                    total_ms,
+                    max_ms,
+                }
+            })
+            .collect();
+        self.games.push(GameSummary {
+            number,
+            id: record.game.clone(),
+            deal,
+            result: record.result,
+            seats,
+        });
+        self.seen.insert(key, number);
+        Ok(Added::Counted(number))
+    }
+
+    fn bot(&mut self, name: &str) -> u32 {
+        if let Some(&i) = self.bot_index.get(name) {
+            return i;
+        }
+        let i = self.names.len() as u32;
+        self.names.push(name.to_string());
+        self.bot_index.insert(name.to_string(), i);
+        i
+    }
+}
+
+/// Checks that a record's seats, scores, result and ranking fit together, and returns each
+/// seat's place group and fractional place.
+fn check(record: &GameRecord) -> Result<(Vec<u8>, Vec<f32>), String> {
+    let n = record.seats.len();
+    if n != record.rules.players as usize {
+        return Err(format!(
+            "{} seats for a game of {} players",
+            n, record.rules.players
+        ));
+    }
+    if record.scores.len() != n {
+        return Err(format!("{} scores for {n} seats", record.scores.len()));
+    }
+    for (i, s) in record.seats.iter().enumerate() {
+        if s.seat != i {
+            return Err(format!("seats[{i}] is seat {}", s.seat));
+        }
+    }
+    let mut names = HashSet::new();
+    for s in &record.seats {
+        if !names.insert(s.name.as_str()) {
+            return Err(format!("bot '{}' sits in two seats", s.name));
+        }
+    }
+    if let Outcome::Win { winner } = record.result {
+        if winner >= n {
+            return Err(format!(
+                "the winner is seat {winner}, but there are {n} seats"
+            ));
+        }
+    }
+    for f in &record.faults {
+        if f.seat >= n {
+            return Err(format!(
+                "a fault of seat {}, but there are {n} seats",
+                f.seat
+            ));
+        }
+    }
+    let mut groups = vec![u8::MAX; n];
+    let mut places = vec![0.0f32; n];
+    let mut before = 0usize;
+    for (g, place) in record.ranking.iter().enumerate() {
+        if place.is_empty() {
+            return Err(format!("ranking place {} is empty", g + 1));
+        }
+        // The mean of positions before+1 ..= before+len.
+        let fractional = before as f32 + (place.len() as f32 + 1.0) / 2.0;
+        for &seat in place {
+            if seat >= n || groups[seat] != u8::MAX {
+                return Err(format!(
+                    "the ranking lists seat {seat} twice or out of range"
+                ));
+            }
+            groups[seat] = g as u8;
+            places[seat] = fractional;
+        }
+        before += place.len();
+    }
+    if before != n {
+        return Err(format!("the ranking lists {before} of {n} seats"));
+    }
+    Ok((groups, places))
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use super::*;
+    use crate::record::{FaultRecord, MoveRecord, ScheduleRef, SeatRecord};
+    use crate::rules::{BoardKind, Colour, MoveKind, Rules, Square};
+
+    /// A record with these bots in seat order, scores, ranking (of seats) and result; no moves.
+    pub fn record(
+        bots: &[&str],
+        scores: &[u32],
+        ranking: &[&[Seat]],
+        result: Outcome,
+    ) -> GameRecord {
+        let players = bots.len() as u32;
+        let colours = [Colour::Black, Colour::White, Colour::Red, Colour::Green];
+        GameRecord {
+            format: crate::record::FORMAT.into(),
+            version: crate::record::VERSION,
+            game: format!("g-{}", bots.join("-")),
+            started: "2026-11-29T00:00:00Z".into(),
+            duration_ms: 0,
+            rules: Rules::new(players, BoardKind::Eight, false).unwrap(),
+            seed: None,
+            seats: bots
+                .iter()
+                .enumerate()
+                .map(|(i, name)| SeatRecord {
+                    seat: i,
+                    colour: colours[i],
+                    name: name.to_string(),
+                    command: vec![format!("builtin:{name}")],
+                    ready: None,
+                })
+                .collect(),
+            initial_rows: vec![],
+            moves: vec![],
+            faults: vec![],
+            final_rows: vec![],
+            scores: scores.to_vec(),
+            result,
+            ranking: ranking.iter().map(|p| p.to_vec()).collect(),
+            opening: 0,
+            schedule: None,
+        }
+    }
+
+    pub fn scheduled(mut r: GameRecord, run: &str, index: u64, deal: u64) -> GameRecord {
+        r.schedule = Some(ScheduleRef {
+            run: run.into(),
+            index,
+            deal,
+            seating: 0,
+        });
+        r
+    }
+
+    pub fn mv(ply: u32, seat: Seat, ms: f64) -> MoveRecord {
+        MoveRecord {
+            ply,
+            seat,
+            square: "a1".parse::<Square>().unwrap(),
+            kind: MoveKind::Placing,
+            flips: vec![],
+            ms,
+        }
+    }
+
+    pub fn fault(seat: Seat, kind: FaultKind) -> FaultRecord {
+        FaultRecord {
+            seat,
+            kind,
+            ply: 0,
+            detail: String::new(),
+            text: None,
+            stderr_tail: String::new(),
+        }
+    }
+
+    #[test]
+    fn places_are_fractional_for_shared_places() {
+        let r = record(
+            &["a", "b", "c", "d"],
+            &[10, 20, 20, 5],
+            &[&[1, 2], &[0], &[3]],
+            Outcome::Draw,
+        );
+        let mut games = Games::new();
+        assert_eq!(games.add(&r), Ok(Added::Counted(1)));
+        let g = &games.games[0];
+        let places: Vec<f32> = g.seats.iter().map(|s| s.place).collect();
+        assert_eq!(places, vec![3.0, 1.5, 1.5, 4.0]);
+        assert_eq!(g.ranking(), vec![vec![1, 2], vec![0], vec![3]]);
+    }
+
+    #[test]
+    fn draw_points_are_shared_by_seats_not_disqualified() {
+        let mut r = record(
+            &["a", "b", "c", "d"],
+            &[20, 20, 10, 14],
+            &[&[0, 1], &[2], &[3]],
+            Outcome::Draw,
+        );
+        r.faults.push(fault(3, FaultKind::Timeout));
+        let mut games = Games::new();
+        games.add(&r).unwrap();
+        let g = &games.games[0];
+        // Three seats share the point, whatever their discs; the disqualified one gets nothing.
+        for seat in 0..3 {
+            assert!((g.points(seat) - 1.0 / 3.0).abs() < 1e-12);
+            assert!(g.shares_draw(seat));
+        }
+        assert_eq!(g.points(3), 0.0);
+        assert!(!g.shares_draw(3));
+    }
+
+    #[test]
+    fn opening_moves_are_not_the_bots_moves() {
+        let mut r = record(
+            &["a", "b", "c"],
+            &[3, 2, 1],
+            &[&[0], &[1], &[2]],
+            Outcome::Win { winner: 0 },
+        );
+        r.moves = vec![
+            mv(0, 0, 0.0),
+            mv(1, 1, 0.0),
+            mv(2, 2, 7.0),
+            mv(3, 0, 4.0),
+            mv(4, 1, 2.0),
+        ];
+        r.opening = 2;
+        let mut games = Games::new();
+        games.add(&r).unwrap();
+        let s = &games.games[0].seats;
+        assert_eq!((s[0].moves, s[0].total_ms, s[0].max_ms), (1, 4.0, 4.0));
+        assert_eq!((s[1].moves, s[1].total_ms), (1, 2.0));
+        assert_eq!((s[2].moves, s[2].max_ms), (1, 7.0));
+    }
+
+    #[test]
+    fn deals_group_scheduled_games_and_plain_games_stand_alone() {
+        let win = Outcome::Win { winner: 0 };
+        let r = || record(&["a", "b", "c"], &[3, 2, 1], &[&[0], &[1], &[2]], win);
+        let mut games = Games::new();
+        games.add(&scheduled(r(), "L", 0, 0)).unwrap();
+        games.add(&scheduled(r(), "L", 1, 0)).unwrap();
+        games.add(&scheduled(r(), "M", 0, 0)).unwrap();
+        let mut plain = r();
+        plain.game = "p1".into();
+        games.add(&plain).unwrap();
+        // Another match started in the same second: the same game id, another game.
+        plain.scores = vec![3, 1, 2];
+        games.add(&plain).unwrap();
+        let deals: Vec<u32> = games.games.iter().map(|g| g.deal).collect();
+        assert_eq!(deals, vec![0, 0, 1, 2, 3]);
+        assert_eq!(games.deals, 4);
+        // The same game again (a file given twice, a shard merged twice) is not counted twice.
+        assert_eq!(
+            games.add(&scheduled(r(), "L", 1, 0)),
+            Ok(Added::Duplicate(2))
+        );
+        assert_eq!(games.add(&plain), Ok(Added::Duplicate(5)));
+        assert_eq!(games.games.len(), 5);
+        assert_eq!(games.names, vec!["a", "b", "c"]);
+    }
+
+    #[test]
+    fn inconsistent_records_are_refused() {
+        let win = Outcome::Win { winner: 0 };
+        let mut games = Games::new();
+        let bad = record(&["a", "b", "c"], &[3, 2, 1], &[&[0], &[1]], win);
+        assert!(games.add(&bad).unwrap_err().contains("lists 2 of 3"));
+        let bad = record(&["a", "b", "a"], &[3, 2, 1], &[&[0], &[1], &[2]], win);
+        assert!(games.add(&bad).unwrap_err().contains("two seats"));
+        let bad = record(&["a", "b", "c"], &[3, 2], &[&[0], &[1], &[2]], win);
+        assert!(games.add(&bad).unwrap_err().contains("2 scores"));
+        let bad = record(
+            &["a", "b", "c"],
+            &[3, 2, 1],
+            &[&[0], &[1], &[2]],
+            Outcome::Win { winner: 5 },
+        );
+        assert!(games.add(&bad).unwrap_err().contains("winner"));
+        let bad = record(&["a", "b", "c"], &[3, 2, 1], &[&[0, 0], &[1], &[2]], win);
+        assert!(games.add(&bad).unwrap_err().contains("twice"));
+        assert!(games.games.is_empty() && games.names.is_empty());
+    }
+}

@@ -1,0 +1,275 @@
+//! Standings and ratings: pure functions of game records.
+//!
+//! Records are boiled down to compact summaries as they are read (`games`), so thousands of games
+//! take little memory; from those come the counts per bot, seat and pair (`tally`), the
+//! Plackett–Luce rating with bootstrap intervals (`rating`) and an online Weng–Lin cross-check
+//! (`weng_lin`). `compute` puts it all together in rank order; `report` prints and writes it
+//! (terminal, JSON, CSV, HTML); `input` reads record files; `command` is `multiversi standings`.
+//!
+//! A league calls it like this:
+//! ```no_run
+//! use multiversi::standings::{self, Games, Options};
+//! # fn finished_games() -> Vec<multiversi::record::GameRecord> { vec![] }
+//! let mut games = Games::new();
+//! for record in finished_games() {
+//!     games.add(&record).ok();
+//! }
+//! let table = standings::compute(&games, &Options::quick()).unwrap();
+//! print!("{}", standings::report::terminal(&table, false));
+//! ```
+
+pub mod command;
+pub mod games;
+pub mod input;
+pub mod rating;
+pub mod report;
+pub mod tally;
+pub mod weng_lin;
+
+pub use games::{Added, GameSummary, Games};
+pub use tally::{BotTally, Meeting, SeatTally};
+
+/// What to compute.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Options {
+    /// Bootstrap replicates for the intervals (0: none).
+    pub replicates: u32,
+    /// Seed of the bootstrap.
+    pub seed: u64,
+    /// The bot whose rating is 0; None puts the mean at 0.
+    pub anchor: Option<String>,
+}
+
+impl Default for Options {
+    /// What `multiversi standings` does: 200 replicates, seed 1, mean 0.
+    fn default() -> Self {
+        Options {
+            replicates: 200,
+            seed: 1,
+            anchor: None,
+        }
+    }
+}
+
+impl Options {
+    /// No bootstrap: the table and the fitted ratings only, for standings shown while a league
+    /// runs.
+    pub fn quick() -> Options {
+        Options {
+            replicates: 0,
+            ..Options::default()
+        }
+    }
+}
+
+/// One bot's line of the standings.
+#[derive(Clone, Debug, PartialEq)]
+pub struct BotStanding {
+    /// 1 = best rating.
+    pub rank: usize,
+    pub name: String,
+    pub tally: BotTally,
+    /// Plackett–Luce rating on the Elo-like scale.
+    pub rating: f64,
+    /// Its 95% bootstrap interval (None: no bootstrap, or the anchor bot).
+    pub interval: Option<(f64, f64)>,
+    pub weng_lin: weng_lin::WengLin,
+    /// Likelihood that this bot is stronger than the next one down (None for the last bot or
+    /// without a bootstrap).
+    pub superiority_next: Option<f64>,
+}
+
+/// Everything the reports show. Bots are in rank order, and so are the rows and columns of the
+/// head-to-head and superiority matrices.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Standings {
+    pub games: usize,
+    pub deals: usize,
+    /// Lines of the record files that could not be read and were skipped (set by the reader).
+    pub damaged_lines: usize,
+    /// Games read twice and counted once (set by the reader).
+    pub duplicates: usize,
+    pub options: Options,
+    /// Bootstrap replicates actually drawn (0 with fewer than two deals).
+    pub replicates: u32,
+    pub bots: Vec<BotStanding>,
+    pub seats: Vec<SeatTally>,
+    pub head_to_head: Vec<Vec<Meeting>>,
+    pub superiority: Vec<Vec<Option<f64>>>,
+    /// Every game, for the game list of the HTML page: its number, id and seats' bots (as ranks
+    /// in `bots`, from 0) with their places.
+    pub game_list: Vec<GameLine>,
+}
+
+/// One game as the HTML page lists it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct GameLine {
+    pub number: u32,
+    pub id: String,
+    /// Per seat: the bot's index in `Standings::bots`, its fractional place, whether it was
+    /// disqualified.
+    pub seats: Vec<(u32, f32, bool)>,
+    pub draw: bool,
+}
+
+/// Computes the standings of the games. Fails only when the anchor bot is not among them.
+pub fn compute(games: &Games, options: &Options) -> Result<Standings, String> {
+    let n = games.names.len();
+    let anchor = match &options.anchor {
+        None => None,
+        Some(name) => match games.names.iter().position(|b| b == name) {
+            Some(i) => Some(i as u32),
+            None => {
+                return Err(format!(
+                    "anchor bot '{}' played none of these games (bots: {})",
+                    crate::text::visible(name),
+                    games
+                        .names
+                        .iter()
+                        .map(|n| crate::text::visible(n).into_owned())
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ))
+            }
+        },
+    };
+    let tallies = tally::bots(&games.games, n);
+    let fitted = rating::fit(
+        &games.games,
+        n,
+        games.deals as usize,
+        &rating::RatingOptions {
+            replicates: options.replicates,
+            seed: options.seed,
+            anchor,
+            ..rating::RatingOptions::default()
+        },
+    );
+    let online = weng_lin::ratings(&games.games, n);
+    let mut order: Vec<usize> = (0..n).collect();
+    order.sort_by(|&a, &b| {
+        fitted.rating[b]
+            .total_cmp(&fitted.rating[a])
+            .then(tallies[b].points.total_cmp(&tallies[a].points))
+            .then(games.names[a].cmp(&games.names[b]))
+    });
+    let mut rank_of = vec![0u32; n];
+    for (rank, &bot) in order.iter().enumerate() {
+        rank_of[bot] = rank as u32;
+    }
+    let bots = order
+        .iter()
+        .enumerate()
+        .map(|(rank, &bot)| BotStanding {
+            rank: rank + 1,
+            name: games.names[bot].clone(),
+            tally: tallies[bot].clone(),
+            rating: fitted.rating[bot],
+            interval: fitted.interval[bot],
+            weng_lin: online[bot],
+            superiority_next: order
+                .get(rank + 1)
+                .and_then(|&next| fitted.superiority[bot][next]),
+        })
+        .collect();
+    let pairs = tally::head_to_head(&games.games, n);
+    let game_list = games
+        .games
+        .iter()
+        .map(|g| GameLine {
+            number: g.number,
+            id: g.id.clone(),
+            seats: g
+                .seats
+                .iter()
+                .map(|s| (rank_of[s.bot as usize], s.place, s.fault.is_some()))
+                .collect(),
+            draw: matches!(g.result, crate::rules::Outcome::Draw),
+        })
+        .collect();
+    Ok(Standings {
+        games: games.games.len(),
+        deals: games.deals as usize,
+        damaged_lines: 0,
+        duplicates: 0,
+        options: options.clone(),
+        replicates: fitted.replicates,
+        bots,
+        seats: tally::seats(&games.games),
+        head_to_head: reorder(&pairs, &order),
+        superiority: reorder(&fitted.superiority, &order),
+        game_list,
+    })
+}
+
+/// A square matrix with rows and columns put in `order`.
+fn reorder<T: Copy>(m: &[Vec<T>], order: &[usize]) -> Vec<Vec<T>> {
+    order
+        .iter()
+        .map(|&a| order.iter().map(|&b| m[a][b]).collect())
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::games::tests::record;
+    use super::*;
+    use crate::rules::Outcome;
+
+    #[test]
+    fn bots_come_in_rating_order_with_matrices_to_match() {
+        let mut games = Games::new();
+        // c always first, a second, b last.
+        for i in 0..6 {
+            let mut r = record(
+                &["a", "b", "c"],
+                &[2, 1, 3],
+                &[&[2], &[0], &[1]],
+                Outcome::Win { winner: 2 },
+            );
+            r.game = format!("g{i}");
+            games.add(&r).unwrap();
+        }
+        let s = compute(&games, &Options::default()).unwrap();
+        let names: Vec<&str> = s.bots.iter().map(|b| b.name.as_str()).collect();
+        assert_eq!(names, vec!["c", "a", "b"]);
+        assert_eq!(s.bots[0].rank, 1);
+        assert_eq!(s.bots[0].tally.wins, 6);
+        assert_eq!(s.head_to_head[0][1].above, 6);
+        assert_eq!(s.head_to_head[1][0].above, 0);
+        assert_eq!(s.superiority[0][1], Some(1.0));
+        assert_eq!(s.bots[0].superiority_next, Some(1.0));
+        assert_eq!(s.bots[2].superiority_next, None);
+        assert_eq!((s.games, s.deals, s.replicates), (6, 6, 200));
+        assert_eq!(
+            s.game_list[0].seats,
+            vec![(1, 2.0, false), (2, 3.0, false), (0, 1.0, false)]
+        );
+        assert!(s.bots[0].weng_lin.mu > s.bots[2].weng_lin.mu);
+    }
+
+    #[test]
+    fn an_unknown_anchor_is_refused() {
+        let mut games = Games::new();
+        games
+            .add(&record(
+                &["a", "b", "c"],
+                &[2, 1, 3],
+                &[&[2], &[0], &[1]],
+                Outcome::Win { winner: 2 },
+            ))
+            .unwrap();
+        let options = Options {
+            anchor: Some("zz".into()),
+            ..Options::default()
+        };
+        let e = compute(&games, &options).unwrap_err();
+        assert!(e.contains("'zz'") && e.contains("a, b, c"), "{e}");
+        let options = Options {
+            anchor: Some("b".into()),
+            ..Options::default()
+        };
+        let s = compute(&games, &options).unwrap();
+        assert_eq!(s.bots.iter().find(|b| b.name == "b").unwrap().rating, 0.0);
+    }
+}

@@ -1,0 +1,435 @@
+//! `multiversi standings`: records from real matches of deterministic bots, merged; every count in
+//! standings.json and standings.csv checked against the same counts worked out here from the
+//! records directly; damaged lines, duplicates, exit codes, the rating's anchor, the HTML page.
+
+use crate::support::*;
+use multiversi::record::GameRecord;
+use multiversi::rules::Outcome;
+use serde_json::Value;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+/// Plays three matches into two record files: four bots of two kinds (8x8, 4 players, one deal
+/// of the 24 seatings' first 8), three bots on the octagon (three deals of 6 seatings), and one
+/// with a bot that plays an illegal move at its second turn.
+fn play(dir: &Path) -> (PathBuf, PathBuf) {
+    let a = dir.join("a.jsonl");
+    let b = dir.join("b.jsonl");
+    let bad = format!(
+        "python3 {}/tests/bots/bad.py {} illegal 2",
+        env!("CARGO_MANIFEST_DIR"),
+        dir.join("pids").display()
+    );
+    let runs: [(&Path, Vec<&str>); 3] = [
+        (
+            &a,
+            vec![
+                "--seed",
+                "11",
+                "--games",
+                "8",
+                "builtin:greedy",
+                "builtin:random",
+                "builtin:greedy",
+                "builtin:random",
+            ],
+        ),
+        (
+            &b,
+            vec![
+                "--seed",
+                "12",
+                "--games",
+                "18",
+                "--board",
+                "octagon",
+                "builtin:random",
+                "builtin:greedy",
+                "builtin:random",
+            ],
+        ),
+        (
+            &b,
+            vec![
+                "--seed",
+                "13",
+                "--games",
+                "3",
+                &bad,
+                "builtin:greedy",
+                "builtin:random",
+            ],
+        ),
+    ];
+    for (file, args) in runs {
+        let mut all = vec![
+            "match",
+            "--move-ms",
+            "2000",
+            "--record",
+            file.to_str().unwrap(),
+        ];
+        all.extend(args);
+        let out = run(&all);
+        assert!(out.status.success(), "{}", stderr(&out));
+    }
+    (a, b)
+}
+
+/// Per bot, the table's numbers worked out from the records alone.
+#[derive(Default, Debug)]
+struct Expected {
+    games: u64,
+    wins: u64,
+    draws: u64,
+    losses: u64,
+    points: f64,
+    discs: f64,
+    places: f64,
+    faults: BTreeMap<String, u64>,
+    moves: u64,
+    total_ms: f64,
+    max_ms: f64,
+}
+
+fn expected(records: &[GameRecord]) -> BTreeMap<String, Expected> {
+    let mut out: BTreeMap<String, Expected> = BTreeMap::new();
+    for r in records {
+        let out_of_game = |seat: usize| r.faults.iter().any(|f| f.seat == seat);
+        let in_game = (0..r.seats.len()).filter(|&s| !out_of_game(s)).count();
+        for (seat, s) in r.seats.iter().enumerate() {
+            let e = out.entry(s.name.clone()).or_default();
+            e.games += 1;
+            match r.result {
+                Outcome::Win { winner } if winner == seat => {
+                    e.wins += 1;
+                    e.points += 1.0;
+                }
+                Outcome::Draw if !out_of_game(seat) => {
+                    e.draws += 1;
+                    e.points += 1.0 / in_game as f64;
+                }
+                _ => e.losses += 1,
+            }
+            e.discs += r.scores[seat] as f64;
+            // Positions 1..k; seats sharing a place get the mean of the positions they cover.
+            let mut position = 0;
+            for place in &r.ranking {
+                if place.contains(&seat) {
+                    e.places += position as f64 + (place.len() as f64 + 1.0) / 2.0;
+                }
+                position += place.len();
+            }
+            for f in r.faults.iter().filter(|f| f.seat == seat) {
+                let kind = serde_json::to_value(f.kind).unwrap();
+                *e.faults
+                    .entry(kind.as_str().unwrap().to_string())
+                    .or_default() += 1;
+            }
+            for m in r
+                .moves
+                .iter()
+                .skip(r.opening as usize)
+                .filter(|m| m.seat == seat)
+            {
+                e.moves += 1;
+                e.total_ms += m.ms;
+                e.max_ms = e.max_ms.max(m.ms);
+            }
+        }
+    }
+    out
+}
+
+fn close(a: f64, b: f64, tolerance: f64) -> bool {
+    (a - b).abs() <= tolerance
+}
+
+#[test]
+fn standings_of_merged_matches_match_the_records() {
+    let dir = temp_dir("standings-merged");
+    let (a, b) = play(&dir);
+    let mut records = read_records(&a);
+    records.extend(read_records(&b));
+    assert_eq!(records.len(), 8 + 18 + 3);
+    // A line cut off by a kill, and a file given twice: skipped with a warning, counted once.
+    let mut text = std::fs::read_to_string(&b).unwrap();
+    let cut = text.lines().next().unwrap()[..100].to_string();
+    text.push_str(&cut);
+    std::fs::write(&b, text).unwrap();
+    let out_dir = dir.join("out");
+    let out = run(&[
+        "standings",
+        a.to_str().unwrap(),
+        b.to_str().unwrap(),
+        a.to_str().unwrap(),
+        "--out",
+        out_dir.to_str().unwrap(),
+        "--bootstrap",
+        "100",
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let err = stderr(&out);
+    assert!(
+        err.contains(&format!("{}:22: the line ends in the middle", b.display())),
+        "{err}"
+    );
+    assert!(
+        err.contains(&format!("{}:1: the same game as game 1", a.display())),
+        "{err}"
+    );
+
+    let json: Value =
+        serde_json::from_str(&std::fs::read_to_string(out_dir.join("standings.json")).unwrap())
+            .unwrap();
+    assert_eq!(json["format"], "multiversi-standings");
+    assert_eq!(json["version"], 1);
+    assert_eq!(json["games"], 29);
+    assert_eq!(json["damaged_lines"], 1);
+    assert_eq!(json["duplicates"], 8);
+    // A match plays deals of k! games: 1 + 3 + 1 deals.
+    assert_eq!(json["deals"], 5);
+
+    let want = expected(&records);
+    let bots = json["bots"].as_array().unwrap();
+    assert_eq!(bots.len(), want.len());
+    for bot in bots {
+        let name = bot["bot"].as_str().unwrap();
+        let e = &want[name];
+        let n = |k: &str| bot[k].as_f64().unwrap();
+        assert_eq!(n("games") as u64, e.games, "{name}");
+        assert_eq!(n("wins") as u64, e.wins, "{name}");
+        assert_eq!(n("draws") as u64, e.draws, "{name}");
+        assert_eq!(n("losses") as u64, e.losses, "{name}");
+        assert!(close(n("points"), e.points, 1e-4), "{name}");
+        assert!(
+            close(n("mean_discs"), e.discs / e.games as f64, 1e-4),
+            "{name}"
+        );
+        assert!(
+            close(n("mean_place"), e.places / e.games as f64, 1e-4),
+            "{name}"
+        );
+        for kind in ["timeout", "crash", "malformed", "illegal"] {
+            let got = bot["faults"][kind].as_u64().unwrap();
+            assert_eq!(
+                got,
+                e.faults.get(kind).copied().unwrap_or(0),
+                "{name} {kind}"
+            );
+        }
+        assert_eq!(n("moves") as u64, e.moves, "{name}");
+        assert!(
+            close(n("mean_ms"), e.total_ms / e.moves as f64, 1e-3),
+            "{name}"
+        );
+        assert!(close(n("max_ms"), e.max_ms, 1e-3), "{name}");
+        let (lo, hi) = (
+            bot["interval"][0].as_f64().unwrap(),
+            bot["interval"][1].as_f64().unwrap(),
+        );
+        assert!(lo <= hi, "{name}: {bot}");
+    }
+    assert_eq!(want["bad"].faults["illegal"], 3);
+    // The ratings' mean is 0, and they come best first.
+    let ratings: Vec<f64> = bots.iter().map(|b| b["rating"].as_f64().unwrap()).collect();
+    assert!(ratings.iter().sum::<f64>().abs() < 0.05, "{ratings:?}");
+    assert!(ratings.windows(2).all(|w| w[0] >= w[1]), "{ratings:?}");
+    // The bot that is disqualified in every game is last.
+    assert_eq!(bots.last().unwrap()["bot"], "bad");
+
+    // Head to head, worked out from the records.
+    for pair in json["head_to_head"].as_array().unwrap() {
+        let (x, y) = (
+            pair["bot"].as_str().unwrap(),
+            pair["other"].as_str().unwrap(),
+        );
+        let (mut games, mut above, mut tied) = (0, 0, 0);
+        for r in &records {
+            let place = |name: &str| {
+                let seat = r.seats.iter().position(|s| s.name == name)?;
+                r.ranking.iter().position(|p| p.contains(&seat))
+            };
+            if let (Some(px), Some(py)) = (place(x), place(y)) {
+                games += 1;
+                above += (px < py) as u64;
+                tied += (px == py) as u64;
+            }
+        }
+        assert_eq!(pair["games"].as_u64(), Some(games), "{x} {y}");
+        assert_eq!(pair["above"].as_u64(), Some(above), "{x} {y}");
+        assert_eq!(pair["tied"].as_u64(), Some(tied), "{x} {y}");
+        assert_eq!(
+            pair["below"].as_u64(),
+            Some(games - above - tied),
+            "{x} {y}"
+        );
+    }
+    // Seats: wins by seat for each game size.
+    for seat in json["seats"].as_array().unwrap() {
+        let (players, s) = (
+            seat["players"].as_u64().unwrap(),
+            seat["seat"].as_u64().unwrap() as usize,
+        );
+        let of_size: Vec<&GameRecord> = records
+            .iter()
+            .filter(|r| r.seats.len() as u64 == players)
+            .collect();
+        let wins = of_size
+            .iter()
+            .filter(|r| r.result == Outcome::Win { winner: s })
+            .count();
+        assert_eq!(seat["games"].as_u64(), Some(of_size.len() as u64));
+        assert_eq!(seat["wins"].as_u64(), Some(wins as u64));
+    }
+
+    // The CSV says the same as the JSON, bot by bot.
+    let csv = std::fs::read_to_string(out_dir.join("standings.csv")).unwrap();
+    let mut lines = csv.lines();
+    let header: Vec<&str> = lines.next().unwrap().split(',').collect();
+    for (line, bot) in lines.zip(bots) {
+        let fields: BTreeMap<&str, &str> = header.iter().copied().zip(line.split(',')).collect();
+        assert_eq!(fields["bot"], bot["bot"].as_str().unwrap());
+        for k in ["rating", "games", "wins", "points", "mean_place", "max_ms"] {
+            let v: f64 = fields[k].parse().unwrap();
+            assert!(close(v, bot[k].as_f64().unwrap(), 1e-9), "{k}: {line}");
+        }
+        assert_eq!(
+            fields["faults_illegal"],
+            bot["faults"]["illegal"].to_string()
+        );
+    }
+
+    // The terminal table lists every bot, best first.
+    let table = stdout(&out);
+    let first = table.lines().nth(1).unwrap();
+    assert!(first.contains(bots[0]["bot"].as_str().unwrap()), "{table}");
+    assert!(table.contains("29 games in 5 deals"), "{table}");
+
+    // The same inputs and seed give the same file, byte for byte.
+    let again = dir.join("again");
+    let out = run(&[
+        "standings",
+        a.to_str().unwrap(),
+        b.to_str().unwrap(),
+        "--out",
+        again.to_str().unwrap(),
+        "--bootstrap",
+        "100",
+    ]);
+    assert!(out.status.success());
+    let first_json = std::fs::read_to_string(out_dir.join("standings.json")).unwrap();
+    let second_json = std::fs::read_to_string(again.join("standings.json")).unwrap();
+    // Only the duplicates differ (the file was not given twice this time).
+    assert_eq!(
+        first_json.replace("\"duplicates\": 8", "\"duplicates\": 0"),
+        second_json
+    );
+
+    // An anchor moves every rating by the same amount.
+    let anchored = run(&[
+        "standings",
+        a.to_str().unwrap(),
+        b.to_str().unwrap(),
+        "--anchor",
+        "random",
+        "--out",
+        dir.join("anchored").to_str().unwrap(),
+        "--bootstrap",
+        "0",
+    ]);
+    assert!(anchored.status.success(), "{}", stderr(&anchored));
+    let anchored: Value = serde_json::from_str(
+        &std::fs::read_to_string(dir.join("anchored/standings.json")).unwrap(),
+    )
+    .unwrap();
+    let rating = |doc: &Value, name: &str| {
+        doc["bots"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|b| b["bot"] == name)
+            .unwrap()["rating"]
+            .as_f64()
+            .unwrap()
+    };
+    assert_eq!(rating(&anchored, "random"), 0.0);
+    let shift = rating(&json, "random");
+    for name in want.keys() {
+        assert!(
+            close(rating(&anchored, name), rating(&json, name) - shift, 0.02),
+            "{name}"
+        );
+    }
+    assert!(anchored["bots"][0]["interval"].is_null());
+}
+
+#[test]
+fn bad_input_gets_its_exit_code() {
+    let dir = temp_dir("standings-errors");
+    let good = dir.join("good.jsonl");
+    let out = run(&[
+        "match",
+        "--seed",
+        "3",
+        "--games",
+        "2",
+        "--record",
+        good.to_str().unwrap(),
+        "builtin:random",
+        "builtin:greedy",
+        "builtin:random",
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let damaged = dir.join("damaged.jsonl");
+    std::fs::write(&damaged, "{\"format\":\"multiversi-game\"\n").unwrap();
+
+    // --strict: the first damaged line is an error that names it, exit 3, nothing written.
+    let out_dir = dir.join("out");
+    let out = run(&[
+        "standings",
+        good.to_str().unwrap(),
+        damaged.to_str().unwrap(),
+        "--strict",
+        "--out",
+        out_dir.to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(3), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains(&format!("{}:1:", damaged.display())),
+        "{}",
+        stderr(&out)
+    );
+    assert!(!out_dir.join("standings.json").exists());
+    assert!(!out_dir.join("games.html").exists());
+    assert_eq!(std::fs::read_dir(&out_dir).unwrap().count(), 0);
+
+    // Nothing readable at all: exit 3.
+    let out = run(&["standings", damaged.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(3));
+    assert!(
+        stderr(&out).contains("no readable game"),
+        "{}",
+        stderr(&out)
+    );
+    // A missing file: exit 3, named.
+    let out = run(&["standings", dir.join("nope.jsonl").to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(3));
+    assert!(stderr(&out).contains("nope.jsonl: no such file"));
+    // An anchor that did not play: exit 2.
+    let out = run(&["standings", good.to_str().unwrap(), "--anchor", "nobody"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("anchor bot 'nobody'"),
+        "{}",
+        stderr(&out)
+    );
+    // An output directory that cannot be made: exit 5.
+    let out = run(&[
+        "standings",
+        good.to_str().unwrap(),
+        "--out",
+        good.join("sub").to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(5), "{}", stderr(&out));
+}
