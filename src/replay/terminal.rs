@@ -260,8 +260,8 @@ pub fn move_text(
 /// (https://no-color.org) is set and not empty nor on a dumb terminal, which cannot show them.
 pub fn colour_for(stream_is_terminal: bool) -> bool {
     stream_is_terminal
-        && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
-        && std::env::var_os("TERM").is_none_or(|t| t != "dumb")
+        && std::env::var_os("NO_COLOR").map_or(true, |v| v.is_empty())
+        && std::env::var_os("TERM").map_or(true, |t| t != "dumb")
 }
 
 /// A board as `board_text` takes it, from a position's rows.
