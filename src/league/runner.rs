@@ -406,7 +406,8 @@ pub fn describe_result(record: &GameRecord) -> String {
     match record.result {
         crate::rules::Outcome::Win { winner } => format!(
             "{} ({}) wins",
-            record.seats[winner].name, record.seats[winner].colour
+            crate::text::visible(&record.seats[winner].name),
+            record.seats[winner].colour
         ),
         crate::rules::Outcome::Draw => "draw".into(),
     }

@@ -10,6 +10,7 @@ use super::read::Loaded;
 use crate::exit::{self, fail};
 use crate::record::{FaultKind, GameRecord, MoveRecord};
 use crate::rules::{Colour, MoveKind, Outcome, Square};
+use crate::text::visible;
 use anyhow::Result;
 use std::fmt::Write as _;
 use std::io::Write;
@@ -201,7 +202,7 @@ fn seat_name(rec: &GameRecord, seat: usize) -> String {
     rec.seats
         .iter()
         .find(|s| s.seat == seat)
-        .map_or_else(|| format!("seat {seat}"), |s| s.name.clone())
+        .map_or_else(|| format!("seat {seat}"), |s| visible(&s.name).into_owned())
 }
 
 /// `flips d4 e4`, or nothing for a move that flipped nothing.
@@ -295,7 +296,7 @@ fn fault_lines(rec: &GameRecord, ply: usize, colour: bool) -> Vec<String> {
                 fault_kind_text(f.kind)
             );
             if !f.detail.is_empty() {
-                let _ = write!(line, " ({})", f.detail);
+                let _ = write!(line, " ({})", visible(&f.detail));
             }
             line
         })
@@ -331,8 +332,8 @@ pub fn header(game: &Loaded, colour: bool) -> String {
         .iter()
         .map(
             |s| match s.ready.as_ref().and_then(|r| r.version.as_deref()) {
-                Some(v) => format!("{} {v}", s.name),
-                None => s.name.clone(),
+                Some(v) => format!("{} {}", visible(&s.name), visible(v)),
+                None => visible(&s.name).into_owned(),
             },
         )
         .collect();
@@ -344,7 +345,7 @@ pub fn header(game: &Loaded, colour: bool) -> String {
             "  {} {}{pad} {name:<width$}  [{}]",
             Colour::of_seat(s.seat).letter(),
             seat_label(s.seat, colour),
-            s.command.join(" ")
+            visible(&s.command.join(" "))
         );
     }
     out
