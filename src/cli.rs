@@ -139,8 +139,11 @@ pub fn main() -> i32 {
         Err(e) => {
             let code = e.downcast_ref::<Failure>().map_or(exit::USAGE, |f| f.code);
             // An empty message means there is nothing to say (a closed output pipe).
+            // A closed stderr (`... 2>&1 >/dev/null | true`) must not panic: the exit code
+            // still tells what happened.
             if !e.to_string().is_empty() {
-                eprintln!("multiversi: {e:#}");
+                use std::io::Write;
+                let _ = writeln!(std::io::stderr(), "multiversi: {e:#}");
             }
             code
         }

@@ -82,6 +82,7 @@ pub fn report(run: &Run, finished: &Finished, what: &str) -> Result<()> {
         show: run.show,
         events: run.events,
         seated: Vec::new(),
+        colour: false,
     };
     let end = if what == "match" {
         "match_end"

@@ -149,38 +149,38 @@ fn instant_built_in_bots_pass() {
     }
 }
 
-/// The search engines think for most of the time they get: a short move limit keeps the run
-/// short (at 100 ms they search about 10 ms a move and keep 90 ms for the answer to arrive).
-/// On a machine loaded far beyond its cores an answer can still arrive late, which the checker
-/// rightly reports; so a run whose only failures are late answers is run once more, and the
-/// test fails if that one fails too, or if anything else fails.
+/// The search engines think for most of the time they get, so on a machine loaded far beyond
+/// its cores a stalled process can deliver an answer late; the checker rightly reports it, but
+/// that says nothing about the bot. One run of each engine (`best` is `mcts`, `brs+` is `brs`
+/// with more knowledge) at a short limit keeps the suite short; it proves that every exchange of
+/// the protocol works, and that the engines keep their time: the median answer takes a small
+/// part of the limit (they search about 10 ms of 100), so a late answer is a stall, tolerated
+/// only as a timeout.
 #[test]
 fn searching_built_in_bots_pass() {
-    let late_only = |report: &Value| {
-        report["checks"].as_array().unwrap().iter().all(|c| {
-            c["passed"] == true
-                || c["id"] == "times"
-                || c["summary"].as_str().unwrap().contains("timeout")
-        })
-    };
-    for name in ["brs", "brs+", "mcts", "best"] {
-        let options = ["--move-ms", "100"];
-        let command = [format!("builtin:{name}")];
-        let command = [command[0].as_str()];
-        let (out, report) = check(&options, &command);
-        if out.status.code() == Some(0) {
-            continue;
+    for name in ["brs", "mcts"] {
+        let command = format!("builtin:{name}");
+        let (out, report) = check(&["--move-ms", "100"], &[&command]);
+        for c in report["checks"].as_array().unwrap() {
+            let summary = c["summary"].as_str().unwrap();
+            assert!(
+                c["passed"] == true || c["id"] == "times" || summary.contains("timeout"),
+                "{name} failed {} for another reason than a late answer:\n{report:#}",
+                c["id"]
+            );
         }
+        assert_complete(&report);
+        let p50 = report["times"]["p50_ms"].as_f64().unwrap();
         assert!(
-            late_only(&report),
-            "{name} failed {:?}:\n{report:#}",
-            failed(&report)
+            p50 < 50.0,
+            "{name}: median answer {p50} ms of 100:\n{report:#}"
         );
-        eprintln!(
-            "{name}: late answers on a loaded machine, run again: {:?}",
-            failed(&report)
-        );
-        assert_all_pass(&options, &command);
+        if out.status.code() != Some(0) {
+            eprintln!(
+                "{name}: late answers on a loaded machine: {:?}",
+                failed(&report)
+            );
+        }
     }
 }
 
@@ -210,10 +210,28 @@ fn a_bot_that_never_says_ready_fails_startup_and_nothing_waits_for_it_again() {
         &["--startup-ms", "500"],
         &["startup", "board-8x8-3"],
     );
-    assert!(find(&report, "startup")["summary"]
+    let startup = find(&report, "startup");
+    assert!(startup["summary"]
         .as_str()
         .unwrap()
         .contains("no ready within 500 ms"));
+    // The likeliest cause, a Python bot that does not flush, is named.
+    assert!(
+        startup["hint"].as_str().unwrap().contains("flush"),
+        "{startup}"
+    );
+    // What the bot never got to do is not checked, rather than passed.
+    for id in ["stdout", "stdin-close", "end", "times"] {
+        let check = find(&report, id);
+        assert_eq!(check["passed"], false, "{check}");
+        assert!(
+            check["summary"]
+                .as_str()
+                .unwrap()
+                .starts_with("not checked"),
+            "{check}"
+        );
+    }
     // One start waited for (with the checker's extra look), not one per check.
     assert!(started.elapsed().as_secs() < 8, "{:?}", started.elapsed());
 }
@@ -422,4 +440,41 @@ fn a_bot_that_cannot_start_is_an_error_not_a_checklist() {
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
+}
+
+#[test]
+fn options_after_a_one_argument_bot_say_where_they_go() {
+    let out = multiversi()
+        .args(["check-bot", "python3 mybot.py", "--move-ms", "300"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("multiversi check-bot --move-ms 300 \"python3 mybot.py\""),
+        "{}",
+        stderr(&out)
+    );
+}
+
+#[test]
+fn a_closed_stderr_or_stdout_does_not_panic() {
+    let script = broken_bot();
+    // The exit code of check-bot, with its stdout and stderr sent as `redirect` says.
+    let exit_code = |redirect: &str| {
+        let out = std::process::Command::new("bash")
+            .arg("-c")
+            .arg(format!(
+                "set -o pipefail; \"$0\" check-bot --startup-ms 300 -- python3 {script} \
+                 never-ready {redirect} | true"
+            ))
+            .arg(env!("CARGO_BIN_EXE_multiversi"))
+            .env_remove("PYTHONUNBUFFERED")
+            .output()
+            .unwrap();
+        out.status.code()
+    };
+    // stderr into a pipe nobody reads, stdout to /dev/null; then the report into such a pipe:
+    // no panic (exit 101), the verdict (1: a check failed) all the same.
+    assert_eq!(exit_code("2>&1 >/dev/null"), Some(1));
+    assert_eq!(exit_code("2>/dev/null"), Some(1));
 }
