@@ -31,7 +31,7 @@ for round in $(seq 1 9); do
   pp=$("$work/pingpong" 30000 400)
   pp_us=$(echo "$pp" | sed -E 's/.* = ([0-9.]+) us each.*/\1/')
   start=$(date +%s.%N)
-  "$mv" match "$bot" "$bot" "$bot" "$bot" --games "$games" --seed 1 >"$work/table1"
+  "$mv" match "$bot" "$bot" "$bot" "$bot" --games "$games" --seed 1 --concurrency 1 >"$work/table1"
   end=$(date +%s.%N)
   if ! awk 'NR > 1 && $7 != 0 { bad = 1 } END { exit bad }' "$work/table1"; then
     echo "unexpected faults:"; cat "$work/table1"; exit 1
@@ -56,7 +56,7 @@ rate() { # label, games, extra options
   local label=$1 n=$2; shift 2
   local s e
   s=$(date +%s.%N)
-  "$mv" match builtin:random builtin:random builtin:random builtin:random --games "$n" --seed 2 "$@" >/dev/null
+  "$mv" match builtin:random builtin:random builtin:random builtin:random --games "$n" --seed 2 --concurrency 1 "$@" >/dev/null
   e=$(date +%s.%N)
   awk -v s="$s" -v e="$e" -v n="$n" -v l="$label" 'BEGIN { printf "%s: %d games in %.3f s = %.1f games/s\n", l, n, e - s, n / (e - s) }'
 }
@@ -67,7 +67,7 @@ rate "random x4, 8x8, bots restarted per game" 200 --restart
 # (it is disqualified and restarted for the next game); 50 games with a 100 ms move limit. The
 # fault event's `ms` runs from the turn message to the fault being noticed.
 hung="sh -c 'read line; echo {\\\"type\\\":\\\"ready\\\"}; exec sleep 600'"
-"$mv" match "$hung" builtin:random builtin:random builtin:random --games 50 --move-ms 100 \
+"$mv" match "$hung" builtin:random builtin:random builtin:random --games 50 --move-ms 100 --concurrency 1 \
   --seed 3 --events 2>/dev/null | grep '"type":"fault"' >"$work/faults" || true
 python3 - "$work/faults" <<'PY'
 import json, sys

@@ -33,7 +33,7 @@ matchup() {
     [ $# -gt 0 ] && shift && opts=("$@")
     echo "$hero" >"$OUT/$id.hero"
     echo "$title" >"$OUT/$id.title"
-    "$BIN" match "${bots[@]}" --games "$games" --move-ms "$MOVE_MS" --seed "$SEED" \
+    "$BIN" match "${bots[@]}" --games "$games" --move-ms "$MOVE_MS" --seed "$SEED" --concurrency 1 \
         --record "$OUT/$id.jsonl" "${opts[@]}" >"$OUT/$id.table" 2>"$OUT/$id.log" &
     # Never more than two matches at once.
     while [ "$(jobs -rp | wc -l)" -ge 2 ]; do wait -n || true; done

@@ -26,6 +26,8 @@ pub enum Command {
     Perft(PerftArgs),
     /// Play games between bot programs and record them (see README, "Running matches").
     Match(Box<crate::matches::MatchArgs>),
+    /// Play a league: many bots, every seating, games in parallel, resumable (README, "Leagues").
+    League(crate::league::command::LeagueArgs),
     /// Run a built-in bot speaking the bot protocol on stdin/stdout.
     Bot(BotArgs),
     /// Put one bot through the protocol's situations and print a checklist (see README,
@@ -104,6 +106,7 @@ pub fn run(cli: Cli) -> Result<()> {
     match cli.command {
         Command::Perft(args) => run_perft(&args),
         Command::Match(args) => crate::matches::run_match(&args),
+        Command::League(args) => crate::league::command::run_league(&args),
         Command::Bot(args) => run_bot(&args),
         Command::CheckBot(args) => crate::checkbot::run(&args),
         Command::Guard => {

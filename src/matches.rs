@@ -59,9 +59,12 @@ pub struct MatchArgs {
     /// Append each finished game to this JSON Lines file.
     #[arg(long, value_name = "FILE")]
     pub record: Option<PathBuf>,
-    /// Keep each bot's stderr in DIR/botN-NAME.log (capped at 1 MiB per bot).
+    /// Keep each bot's stderr in DIR/botN-NAME.log (capped at 1 MiB per bot for the match).
     #[arg(long, value_name = "DIR")]
     pub log_dir: Option<PathBuf>,
+    /// With --log-dir: also keep every protocol line, both ways, with the time, in the bot's log.
+    #[arg(long, requires = "log_dir")]
+    pub log_protocol: bool,
     /// Print the board after every move.
     #[arg(long)]
     pub show: bool,
@@ -206,7 +209,7 @@ impl MatchArgs {
                     format!("--log-dir {}: cannot create: {e}", dir.display()),
                 )
             })?;
-            set_logs(&mut bots, dir);
+            set_logs(&mut bots, dir, self.log_protocol)?;
         }
         // Boards printed move by move from several games at once could not be read.
         let concurrency = if self.show {
@@ -293,6 +296,7 @@ pub fn run_match(args: &MatchArgs) -> Result<()> {
         } else {
             SilentBots::Stop
         },
+        table_every: 0,
     };
     session::play(&run, "match")
 }

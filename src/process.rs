@@ -19,7 +19,11 @@
 //!   with `ppoll` against one absolute deadline. A thread hand-off per message would cost about
 //!   as much as the pipe round trip itself, and the referee's per-move cost is a measured figure.
 //! - **stderr is drained by a thread** into a capped tail buffer and an optional capped log file,
-//!   so a bot that writes a lot of diagnostics never blocks on a full pipe.
+//!   so a bot that writes a lot of diagnostics never blocks on a full pipe (unless it writes more
+//!   than 8 MiB a second: a flood is read at that rate, so it cannot keep a core busy).
+//! - **Bounded reading of stdout**: at most `READ_LIMIT` bytes of a bot's output are held; what
+//!   a bot writes beyond that waits in its pipe until the referee has judged the line it has. A
+//!   bot cannot make the referee's memory grow, whatever it writes.
 
 use crate::limits::Limits;
 use std::collections::VecDeque;
@@ -40,7 +44,7 @@ const STDERR_SETTLE: Duration = Duration::from_millis(200);
 
 /// How much of a bot's stderr is kept in memory for fault records.
 pub const STDERR_TAIL_BYTES: usize = 4096;
-/// How much of a bot's stderr goes to its log file at most (per referee run).
+/// How much goes to a bot's log file at most, for all its processes in a run together.
 pub const STDERR_LOG_CAP: u64 = 1 << 20;
 
 /// Splits a command line into arguments the way a POSIX shell would for a simple command: blanks
@@ -400,11 +404,100 @@ pub fn sweep_strays(killed: Option<i32>) {
 // ---------------------------------------------------------------------------------------------
 // stderr
 
-/// The captured end of a bot's stderr and its log file.
+/// A bot's log file (`--log-dir`): its stderr, the referee's notes on it (games, faults) and,
+/// with `--log-protocol`, every protocol line in both directions with the time. One log serves
+/// every process started for the bot during a run, so its cap holds per bot, not per start.
+#[derive(Clone, Debug)]
+pub struct BotLog {
+    inner: Arc<Mutex<LogFile>>,
+    protocol: bool,
+    path: std::path::PathBuf,
+}
+
+#[derive(Debug)]
+struct LogFile {
+    /// None once the cap is reached (or a write failed).
+    file: Option<File>,
+    written: u64,
+}
+
+impl BotLog {
+    /// Opens (creates or appends to) the log at `path`; `protocol` also logs protocol lines.
+    pub fn open(path: &Path, protocol: bool) -> io::Result<BotLog> {
+        let file = File::options().create(true).append(true).open(path)?;
+        Ok(BotLog {
+            inner: Arc::new(Mutex::new(LogFile {
+                file: Some(file),
+                written: 0,
+            })),
+            protocol,
+            path: path.to_path_buf(),
+        })
+    }
+
+    /// Where the log is, to tell a person.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Appends bytes, up to the cap; past it, one note says so and nothing more is written.
+    fn write(&self, bytes: &[u8]) {
+        let mut log = match self.inner.lock() {
+            Ok(log) => log,
+            Err(poisoned) => poisoned.into_inner(),
+        };
+        let room = STDERR_LOG_CAP.saturating_sub(log.written) as usize;
+        let n = bytes.len().min(room);
+        let Some(file) = log.file.as_mut() else {
+            return;
+        };
+        // A failing log must not stop the game: the log is a convenience, the record is the
+        // product.
+        let ok = file.write_all(&bytes[..n]).is_ok();
+        if ok && n < bytes.len() {
+            let _ = writeln!(file, "\n[multiversi: log capped at {STDERR_LOG_CAP} bytes]");
+        }
+        log.written += n as u64;
+        if !ok || n < bytes.len() {
+            log.file = None;
+        }
+    }
+
+    /// A protocol line, `>` to the bot or `<` from it, after the UTC time of day to the
+    /// millisecond, when protocol lines are kept.
+    fn protocol_line(&self, direction: char, line: &[u8]) {
+        if !self.protocol {
+            return;
+        }
+        let line = line.strip_suffix(b"\n").unwrap_or(line);
+        let mut entry = format!("[multiversi {}] {direction} ", time_of_day()).into_bytes();
+        entry.extend_from_slice(line);
+        entry.push(b'\n');
+        self.write(&entry);
+    }
+}
+
+/// The UTC time of day as `HH:MM:SS.mmm`.
+fn time_of_day() -> String {
+    let since = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap_or_default();
+    let ms = since.as_millis() % 86_400_000;
+    format!(
+        "{:02}:{:02}:{:02}.{:03}",
+        ms / 3_600_000,
+        ms / 60_000 % 60,
+        ms / 1000 % 60,
+        ms % 1000
+    )
+}
+
+/// The captured end of a bot's stderr, and its log.
 struct StderrSink {
     tail: VecDeque<u8>,
-    log: Option<File>,
-    logged: u64,
+    log: Option<BotLog>,
+    /// Set once the bot is being killed: what is left in the pipe is read at full speed.
+    hurry: bool,
 }
 
 impl StderrSink {
@@ -413,21 +506,8 @@ impl StderrSink {
         let over = (self.tail.len() + keep).saturating_sub(STDERR_TAIL_BYTES);
         self.tail.drain(..over);
         self.tail.extend(&bytes[bytes.len() - keep..]);
-        self.log_bytes(bytes);
-    }
-
-    fn log_bytes(&mut self, bytes: &[u8]) {
-        let Some(log) = self.log.as_mut() else {
-            return;
-        };
-        let room = STDERR_LOG_CAP.saturating_sub(self.logged) as usize;
-        let n = bytes.len().min(room);
-        // A failing log must not stop the game: the log is a convenience, the record is the product.
-        let _ = log.write_all(&bytes[..n]);
-        self.logged += n as u64;
-        if n < bytes.len() {
-            let _ = writeln!(log, "\n[multiversi: log capped at {STDERR_LOG_CAP} bytes]");
-            self.log = None;
+        if let Some(log) = &self.log {
+            log.write(bytes);
         }
     }
 }
@@ -447,6 +527,24 @@ pub enum Received {
     /// The deadline passed first.
     Timeout,
 }
+
+/// What the output read from a bot holds at its start.
+enum News {
+    /// A complete line: its `\n` is at `end`, and it has `len` bytes without its line end.
+    Line { end: usize, len: usize },
+    /// A line longer than the cap, complete or not.
+    TooLong,
+    /// The output ended after a last line without its newline.
+    LastLine,
+    /// The output ended.
+    Eof,
+}
+
+/// The most a bot's unread output may occupy in the referee, whatever the bot writes: room for
+/// a complete line of the longest length the protocol allows (with `\r\n`) and one more. When
+/// this much is buffered, the buffer always holds news (a complete line or an over-long one), so
+/// the referee reads no more until it has dealt with that.
+pub const READ_LIMIT: usize = 2 * (crate::protocol::MAX_LINE_BYTES + 2);
 
 /// A running bot.
 pub struct BotProcess {
@@ -468,6 +566,8 @@ pub struct BotProcess {
     stderr: Arc<Mutex<StderrSink>>,
     /// Set by the drainer when the bot's stderr has ended.
     stderr_done: Arc<AtomicBool>,
+    /// The bot's log, if the run keeps logs.
+    log: Option<BotLog>,
     status: Option<ExitStatus>,
     /// The OS limits it runs under (see `crate::limits`).
     pub(crate) enforced: crate::limits::Enforced,
@@ -487,7 +587,11 @@ fn set_nonblocking(fd: RawFd) -> io::Result<()> {
 impl BotProcess {
     /// Starts a bot from an argument list, in its own process group, in `dir` if given, with its
     /// stderr appended to `log` if given. Fails only if the program cannot be started at all.
-    pub fn spawn(argv: &[String], dir: Option<&Path>, log: Option<File>) -> io::Result<BotProcess> {
+    pub fn spawn(
+        argv: &[String],
+        dir: Option<&Path>,
+        log: Option<BotLog>,
+    ) -> io::Result<BotProcess> {
         Self::spawn_limited(argv, dir, &[], log, &Limits::default())
     }
 
@@ -497,7 +601,7 @@ impl BotProcess {
         argv: &[String],
         dir: Option<&Path>,
         env: &[(String, String)],
-        log: Option<File>,
+        log: Option<BotLog>,
         limits: &Limits,
     ) -> io::Result<BotProcess> {
         let (program, args) = argv
@@ -562,8 +666,8 @@ impl BotProcess {
         };
         let sink = Arc::new(Mutex::new(StderrSink {
             tail: VecDeque::new(),
-            log,
-            logged: 0,
+            log: log.clone(),
+            hurry: false,
         }));
         // From here on, any early return drops `bot`, whose Drop kills the group.
         let bot = BotProcess {
@@ -579,6 +683,7 @@ impl BotProcess {
             scratch: vec![0; 16384],
             stderr: Arc::clone(&sink),
             stderr_done: Arc::new(AtomicBool::new(false)),
+            log,
             status: None,
             enforced: crate::limits::Enforced::new(*limits),
         };
@@ -605,6 +710,9 @@ impl BotProcess {
     /// The rest is written while the referee waits in `recv_line`. A bot that has closed its
     /// stdin simply stops receiving; its silence is judged when an answer is due.
     pub fn send(&mut self, bytes: &[u8]) {
+        if let Some(log) = &self.log {
+            log.protocol_line('>', bytes);
+        }
         if self.stdin.is_none() {
             return;
         }
@@ -655,42 +763,82 @@ impl BotProcess {
         self.stdin = None;
     }
 
-    /// Whether output nobody asked for is already in hand: a complete line left over from the
-    /// last read (a bot that answered twice), or the end of output. No system call: this runs
-    /// before every turn, and lines still in the pipe are simply read as the next answer.
-    pub fn has_unread_output(&self) -> bool {
-        self.buffer.contains(&b'\n') || self.eof
+    /// What the output read so far holds for a reader with line cap `cap`, without taking it.
+    fn news(&self, cap: usize) -> Option<News> {
+        if let Some(pos) = self.buffer[self.scanned..].iter().position(|&b| b == b'\n') {
+            let end = self.scanned + pos;
+            // The cap counts the line without its `\n` and without a `\r` before it.
+            let len = if end > 0 && self.buffer[end - 1] == b'\r' {
+                end - 1
+            } else {
+                end
+            };
+            return Some(if len > cap {
+                News::TooLong
+            } else {
+                News::Line { end, len }
+            });
+        }
+        // No end of line yet: the line is already too long once it cannot be a capped line
+        // still waiting for its `\r\n` or `\n`.
+        let len = self.buffer.len();
+        if len > cap + 1 || (len == cap + 1 && self.buffer[cap] != b'\r') {
+            return Some(News::TooLong);
+        }
+        if self.eof {
+            return Some(if len == 0 { News::Eof } else { News::LastLine });
+        }
+        None
+    }
+
+    /// Takes what `news` found, if anything, and logs it as protocol traffic.
+    fn take_news(&mut self, cap: usize) -> Option<Received> {
+        let received = self.take_news_unlogged(cap)?;
+        if let Some(log) = self.log.as_ref().filter(|log| log.protocol) {
+            match &received {
+                Received::Line(line, _) => log.protocol_line('<', line),
+                Received::TooLong(prefix) => {
+                    let mut note = format!("(a line longer than {cap} bytes, from) ").into_bytes();
+                    note.extend_from_slice(&prefix[..prefix.len().min(200)]);
+                    log.protocol_line('<', &note);
+                }
+                Received::Eof => log.protocol_line('<', b"(end of output)"),
+                Received::Timeout => {}
+            }
+        }
+        Some(received)
+    }
+
+    fn take_news_unlogged(&mut self, cap: usize) -> Option<Received> {
+        let news = self.news(cap);
+        if news.is_none() {
+            // Nothing before the end of the buffer: the next search starts where this one ended.
+            self.scanned = self.buffer.len();
+        }
+        Some(match news? {
+            News::Line { end, len } => {
+                let mut line: Vec<u8> = self.buffer.drain(..=end).collect();
+                line.truncate(len);
+                self.scanned = 0;
+                Received::Line(line, self.read_at)
+            }
+            News::TooLong => Received::TooLong(self.buffer[..cap.min(self.buffer.len())].to_vec()),
+            News::LastLine => {
+                // A last line without its newline still counts as a line.
+                let line = std::mem::take(&mut self.buffer);
+                self.scanned = 0;
+                Received::Line(line, self.read_at)
+            }
+            News::Eof => Received::Eof,
+        })
     }
 
     /// Waits for the next line from the bot until `deadline`, reading at most `cap` bytes of it.
     /// The deadline is absolute: nothing the bot writes extends it.
     pub fn recv_line(&mut self, deadline: Instant, cap: usize) -> Received {
         loop {
-            if let Some(pos) = self.buffer[self.scanned..].iter().position(|&b| b == b'\n') {
-                let end = self.scanned + pos;
-                if end > cap {
-                    return Received::TooLong(self.buffer[..cap].to_vec());
-                }
-                let mut line: Vec<u8> = self.buffer.drain(..=end).collect();
-                line.pop();
-                if line.last() == Some(&b'\r') {
-                    line.pop();
-                }
-                self.scanned = 0;
-                return Received::Line(line, self.read_at);
-            }
-            self.scanned = self.buffer.len();
-            if self.buffer.len() > cap {
-                return Received::TooLong(self.buffer[..cap].to_vec());
-            }
-            if self.eof {
-                if self.buffer.is_empty() {
-                    return Received::Eof;
-                }
-                // A last line without its newline still counts as a line.
-                let line = std::mem::take(&mut self.buffer);
-                self.scanned = 0;
-                return Received::Line(line, self.read_at);
+            if let Some(received) = self.take_news(cap) {
+                return received;
             }
             let now = Instant::now();
             if now >= deadline {
@@ -710,7 +858,13 @@ impl BotProcess {
         wait_any(&mut [self], wait);
     }
 
-    /// The descriptors to wait on: stdout for reading, stdin for writing when input is pending.
+    /// Whether the buffer holds all the output the referee may keep (see `READ_LIMIT`).
+    fn buffer_full(&self) -> bool {
+        self.buffer.len() >= READ_LIMIT
+    }
+
+    /// The descriptors to wait on: stdout for reading (unless it has ended or the buffer is
+    /// full), stdin for writing when input is pending.
     fn poll_fds(&self) -> [libc::pollfd; 2] {
         let stdin = match &self.stdin {
             Some(stdin) if !self.pending.is_empty() => stdin.as_raw_fd(),
@@ -718,7 +872,7 @@ impl BotProcess {
         };
         [
             libc::pollfd {
-                fd: if self.eof {
+                fd: if self.eof || self.buffer_full() {
                     -1
                 } else {
                     self.stdout.as_raw_fd()
@@ -734,14 +888,31 @@ impl BotProcess {
         ]
     }
 
-    /// Whether `recv_line` would return at once (a line, an over-long line, or end of output).
-    pub fn has_news(&self, cap: usize) -> bool {
-        self.eof || self.buffer.len() > cap || self.buffer[self.scanned..].contains(&b'\n')
+    /// Reads whatever the bot has written, without waiting.
+    pub fn poll_now(&mut self) {
+        wait_any(&mut [self], Duration::ZERO);
     }
 
+    /// Whether the bot's output has ended and everything it wrote has been taken.
+    pub fn output_ended(&self) -> bool {
+        self.eof && self.buffer.is_empty()
+    }
+
+    /// Whether `recv_line` would return at once (a line, an over-long line, or end of output).
+    pub fn has_news(&self, cap: usize) -> bool {
+        self.news(cap).is_some()
+    }
+
+    /// Reads what the pipe holds, but never more than `READ_LIMIT` bytes in all: a bot that
+    /// writes without end costs the referee no more memory than two capped lines.
     fn read_available(&mut self) {
         loop {
-            match self.stdout.read(&mut self.scratch) {
+            let room = READ_LIMIT.saturating_sub(self.buffer.len());
+            if room == 0 || self.eof {
+                return;
+            }
+            let want = room.min(self.scratch.len());
+            match self.stdout.read(&mut self.scratch[..want]) {
                 Ok(0) => {
                     self.eof = true;
                     return;
@@ -749,7 +920,7 @@ impl BotProcess {
                 Ok(n) => {
                     self.read_at = Instant::now();
                     self.buffer.extend_from_slice(&self.scratch[..n]);
-                    if n < self.scratch.len() {
+                    if n < want {
                         return;
                     }
                 }
@@ -786,9 +957,8 @@ impl BotProcess {
     /// Writes a note of the referee's into the bot's stderr log (game starts, faults), so the
     /// log can be read alongside the record.
     pub fn log_note(&self, note: &str) {
-        if let Ok(mut sink) = self.stderr.lock() {
-            let line = format!("[multiversi] {note}\n");
-            sink.log_bytes(line.as_bytes());
+        if let Some(log) = &self.log {
+            log.write(format!("[multiversi] {note}\n").as_bytes());
         }
     }
 
@@ -839,12 +1009,20 @@ impl BotProcess {
     /// Sends SIGKILL to the whole process group without reaping (see `kill`).
     pub fn signal_kill(&self) {
         kill_group(self.pgid);
+        self.hurry_stderr();
+    }
+
+    /// The bot is ending: its last stderr is read at once, not at the flood rate.
+    fn hurry_stderr(&self) {
+        if let Ok(mut sink) = self.stderr.lock() {
+            sink.hurry = true;
+        }
     }
 
     /// Kills the whole process group at once and reaps the bot: the sanction for a fault.
     /// Then sweeps up whatever of the bot left its group.
     pub fn kill(mut self) -> Option<ExitStatus> {
-        kill_group(self.pgid);
+        self.signal_kill();
         let status = self.reap();
         sweep_strays(Some(self.pgid));
         status
@@ -861,7 +1039,7 @@ impl BotProcess {
             }
             self.wait_exit(grace / 2);
         }
-        kill_group(self.pgid);
+        self.signal_kill();
         let status = self.reap();
         // Helpers that left the group too, which may hold the bot's stderr open.
         sweep_strays(Some(self.pgid));
@@ -902,14 +1080,36 @@ fn kill_group(pgid: i32) {
     }
 }
 
+/// How fast a bot's stderr is read once `STDERR_BURST` bytes have gone through at full speed,
+/// in bytes per second. Far more than any diagnostics need; a bot that writes faster blocks on
+/// its own full pipe instead of keeping a core of the referee (and of itself) busy, which would
+/// slow the other bots of the game.
+const STDERR_RATE: f64 = 8.0 * 1024.0 * 1024.0;
+/// How much stderr is read at full speed before the rate applies.
+const STDERR_BURST: f64 = 1024.0 * 1024.0;
+
 fn drain_stderr(mut stderr: std::process::ChildStderr, sink: Arc<Mutex<StderrSink>>) {
-    let mut chunk = [0u8; 8192];
+    let mut chunk = [0u8; 16384];
+    // A token bucket: `allowance` bytes may be read now; it refills at `STDERR_RATE`.
+    let mut allowance = STDERR_BURST;
+    let mut last = Instant::now();
     loop {
         match stderr.read(&mut chunk) {
             Ok(0) => return,
             Ok(n) => {
-                if let Ok(mut sink) = sink.lock() {
-                    sink.push(&chunk[..n]);
+                let hurry = match sink.lock() {
+                    Ok(mut sink) => {
+                        sink.push(&chunk[..n]);
+                        sink.hurry
+                    }
+                    Err(_) => true,
+                };
+                let now = Instant::now();
+                let refill = now.duration_since(last).as_secs_f64() * STDERR_RATE;
+                allowance = (allowance + refill).min(STDERR_BURST) - n as f64;
+                last = now;
+                if allowance < 0.0 && !hurry {
+                    thread::sleep(Duration::from_secs_f64(-allowance / STDERR_RATE));
                 }
             }
             Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
@@ -1024,6 +1224,60 @@ mod tests {
         let pid = bot.pid();
         bot.kill();
         assert!(!Path::new(&format!("/proc/{pid}")).exists());
+    }
+
+    #[test]
+    fn the_cap_counts_a_line_without_its_crlf() {
+        let argv: Vec<String> = [
+            "sh",
+            "-c",
+            // 4 bytes and \r\n; 4 bytes and \n; 5 bytes and \r\n; 4 bytes, \r, x and \n.
+            "printf 'abcd\\r\\nabcd\\nabcde\\r\\n'; sleep 0.2; printf 'abcd\\r'; sleep 0.2; printf 'x\\n'; sleep 5",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+        let mut bot = BotProcess::spawn(&argv, None, None).unwrap();
+        let far = || Instant::now() + Duration::from_secs(5);
+        let line = |r: Received| match r {
+            Received::Line(l, _) => l,
+            other => panic!("{other:?}"),
+        };
+        assert_eq!(line(bot.recv_line(far(), 4)), b"abcd");
+        assert_eq!(line(bot.recv_line(far(), 4)), b"abcd");
+        assert_eq!(bot.recv_line(far(), 4), Received::TooLong(b"abcd".to_vec()));
+        bot.buffer.clear();
+        bot.scanned = 0;
+        // `abcd\r` may still be a line at the cap: it is only too long once `x` follows.
+        let soon = Instant::now() + Duration::from_millis(300);
+        assert_eq!(bot.recv_line(soon, 4), Received::Timeout);
+        assert_eq!(bot.buffer, b"abcd\r");
+        assert_eq!(bot.recv_line(far(), 4), Received::TooLong(b"abcd".to_vec()));
+        bot.kill();
+    }
+
+    #[test]
+    fn a_flood_is_never_held_beyond_the_read_limit() {
+        // Writers far faster than any reader: the pipe is full whenever the referee looks.
+        let argv: Vec<String> = [
+            "sh",
+            "-c",
+            "cat /dev/zero & cat /dev/zero & exec cat /dev/zero",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+        let mut bot = BotProcess::spawn(&argv, None, None).unwrap();
+        thread::sleep(Duration::from_millis(50));
+        for _ in 0..100 {
+            bot.poll_now();
+            assert!(bot.buffer.len() <= READ_LIMIT, "{}", bot.buffer.len());
+        }
+        assert!(bot.has_news(crate::protocol::MAX_LINE_BYTES));
+        let cap = crate::protocol::MAX_LINE_BYTES;
+        let soon = Instant::now() + Duration::from_millis(100);
+        assert_eq!(bot.recv_line(soon, cap), Received::TooLong(vec![0; cap]));
+        bot.kill();
     }
 
     #[test]

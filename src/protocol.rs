@@ -223,6 +223,10 @@ pub enum Reply {
     },
     /// A move: a well-formed square name, not yet checked against the board.
     Move { square: Square },
+    /// A move whose square is a string that names no square at all (`aa1`, `d0`, `""`). Like a
+    /// square name off this board (`z9`), it is the rules that refuse it: an illegal move, not a
+    /// malformed line. The text is the bot's, unchecked.
+    UnknownSquare { square: String },
 }
 
 /// The shape of a bot's message before its fields are checked. Unknown fields are ignored so
@@ -259,9 +263,12 @@ pub fn parse_reply(line: &[u8]) -> Result<Reply, String> {
     if let Ok(quick) = serde_json::from_str::<QuickReply>(text) {
         match (quick.kind, quick.square) {
             ("move", Some(square)) => {
-                if let Ok(square) = square.parse() {
-                    return Ok(Reply::Move { square });
-                }
+                return Ok(match square.parse() {
+                    Ok(square) => Reply::Move { square },
+                    Err(_) => Reply::UnknownSquare {
+                        square: square.to_string(),
+                    },
+                });
             }
             ("ready", _) => {
                 return Ok(Reply::Ready {
@@ -293,14 +300,26 @@ pub fn parse_reply(line: &[u8]) -> Result<Reply, String> {
         Some(serde_json::Value::String(t)) if t == "move" => {
             let square =
                 optional_string("square", raw.square)?.ok_or("a move needs a 'square' field")?;
-            let square: Square = square.parse().map_err(|e| format!("{e}"))?;
-            Ok(Reply::Move { square })
+            Ok(match square.parse::<Square>() {
+                Ok(square) => Reply::Move { square },
+                Err(_) => Reply::UnknownSquare { square },
+            })
         }
         Some(serde_json::Value::String(t)) => {
             Err(format!("unknown message type '{}'", truncate(&t, 40)))
         }
         Some(_) => Err("field 'type' must be a string".into()),
     }
+}
+
+/// The reason a move to a square that names nothing is illegal, worded as the rules word a
+/// square off the board (`illegal move z9: the square is not on the board`).
+pub fn unknown_square(square: &str) -> String {
+    format!(
+        "illegal move {}: {}",
+        truncate(square, 40),
+        crate::rules::IllegalReason::OffBoard
+    )
 }
 
 /// At most `max` characters of a text, with `…` when cut.
@@ -350,7 +369,23 @@ mod tests {
         assert!(err(br#"{"type":"mov","square":"d3"}"#).contains("unknown message type 'mov'"));
         assert!(err(br#"{"type":"move"}"#).contains("needs a 'square'"));
         assert!(err(br#"{"type":"move","square":3}"#).contains("must be a string"));
-        assert!(err(br#"{"type":"move","square":"zz"}"#).contains("not a square name"));
+        // A string that names no square is a move the rules refuse, like one off the board.
+        for square in ["zz", "aa1", "d0", "", "d 3"] {
+            let line = format!(r#"{{"type":"move","square":"{square}"}}"#);
+            assert_eq!(
+                parse_reply(line.as_bytes()),
+                Ok(Reply::UnknownSquare {
+                    square: square.into()
+                })
+            );
+        }
+        // The slow path (an escape in the line) gives the same answer.
+        assert_eq!(
+            parse_reply(br#"{"type":"move","square":"a\u0041"}"#),
+            Ok(Reply::UnknownSquare {
+                square: "aA".into()
+            })
+        );
         assert!(err(br#"{"type":7}"#).contains("must be a string"));
     }
 

@@ -7,7 +7,7 @@
 //! every other player. The game goes on among the rest; when one player is left, it wins.
 
 use crate::limits::Limits;
-use crate::process::{describe_status, interrupted, wait_any, BotProcess, Received};
+use crate::process::{describe_status, interrupted, wait_any, BotLog, BotProcess, Received};
 use crate::protocol::{
     fault_text, parse_reply, PlayerInfo, Reply, TimeControl, ToBot, TurnView, WireFault,
     MAX_LINE_BYTES,
@@ -17,7 +17,6 @@ use crate::record::{
     VERSION,
 };
 use crate::rules::{Colour, Outcome, Position, Rules, Seat, Square};
-use std::fs::File;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
@@ -34,8 +33,8 @@ pub struct Player {
     pub argv: Vec<String>,
     /// Working directory for the bot, if given.
     pub dir: Option<PathBuf>,
-    /// Log file for the bot's stderr, if the match keeps logs.
-    pub log: Option<PathBuf>,
+    /// The bot's log, if the match keeps logs: opened once, shared by all its processes.
+    pub log: Option<BotLog>,
     /// Variables added to the bot's environment.
     pub env: Vec<(String, String)>,
     /// The running process; None before the first start and after a fault.
@@ -57,26 +56,11 @@ impl Player {
             }
         }
         if self.process.is_none() {
-            let log = match &self.log {
-                Some(path) => Some(
-                    File::options()
-                        .create(true)
-                        .append(true)
-                        .open(path)
-                        .map_err(|e| {
-                            std::io::Error::new(
-                                e.kind(),
-                                format!("cannot open log {}: {e}", path.display()),
-                            )
-                        })?,
-                ),
-                None => None,
-            };
             self.process = Some(BotProcess::spawn_limited(
                 &self.argv,
                 self.dir.as_deref(),
                 &self.env,
-                log,
+                self.log.clone(),
                 &self.limits,
             )?);
         }
@@ -280,11 +264,12 @@ impl Game<'_> {
             })
             .collect();
         let rows = self.position.rows();
-        let mut start_errors: Vec<Option<String>> = vec![None; n];
+        // Faults found before the start went out: (kind, detail, offending text).
+        let mut start_faults: Vec<Option<(FaultKind, String, Option<String>)>> = vec![None; n];
         let mut starts: Vec<Vec<u8>> = Vec::with_capacity(n);
         // Whether the seat's bot was kept alive from an earlier game (not started for this one).
         let mut kept = vec![false; n];
-        for (seat, error) in start_errors.iter_mut().enumerate() {
+        for (seat, fault) in start_faults.iter_mut().enumerate() {
             starts.push(
                 ToBot::Start {
                     protocol: crate::protocol::PROTOCOL_VERSION,
@@ -300,9 +285,14 @@ impl Game<'_> {
                 .to_line(),
             );
             let i = self.order[seat];
+            // A bot kept from the last game must have said nothing since: it was owed nothing.
+            if let Some(unasked) = self.players[i].process.as_mut().and_then(stale_output) {
+                *fault = Some(unasked);
+                continue;
+            }
             kept[seat] = self.players[i].process.is_some();
             if let Err(e) = self.players[i].ensure_started() {
-                *error = Some(format!("could not be started: {e}"));
+                *fault = Some((FaultKind::Crash, format!("could not be started: {e}"), None));
                 continue;
             }
             if let Some(p) = self.process(seat) {
@@ -313,11 +303,11 @@ impl Game<'_> {
         }
         let sent = Instant::now();
         self.awaiting_since = Some(sent);
-        let deadline = sent + Duration::from_millis(setup.time.startup_ms);
+        let mut deadline = sent + Duration::from_millis(setup.time.startup_ms);
         let mut waiting: Vec<Seat> = Vec::new();
-        for (seat, error) in start_errors.into_iter().enumerate() {
-            match error {
-                Some(detail) => self.disqualify(seat, FaultKind::Crash, detail, None),
+        for (seat, fault) in start_faults.into_iter().enumerate() {
+            match fault {
+                Some((kind, detail, text)) => self.disqualify(seat, kind, detail, text),
                 None => waiting.push(seat),
             }
         }
@@ -369,7 +359,7 @@ impl Game<'_> {
                         Ok(Reply::Ready { name, version }) => {
                             seats[seat].ready = Some(ReadyInfo { name, version });
                         }
-                        Ok(Reply::Move { .. }) => self.disqualify(
+                        Ok(Reply::Move { .. } | Reply::UnknownSquare { .. }) => self.disqualify(
                             seat,
                             FaultKind::Malformed,
                             "expected a ready message, got a move".into(),
@@ -383,25 +373,165 @@ impl Game<'_> {
                 }
             }
             waiting = still;
-            let now = Instant::now();
-            if waiting.is_empty() || now >= deadline {
-                continue;
+            if !waiting.is_empty() {
+                // Bots that have answered are watched meanwhile: they owe nothing now.
+                deadline += self.wait_due(&waiting, deadline, false)?;
             }
-            let indices: Vec<usize> = waiting.iter().map(|&seat| self.order[seat]).collect();
-            let mut procs: Vec<&mut BotProcess> = self
-                .players
-                .iter_mut()
-                .enumerate()
-                .filter(|(i, _)| indices.contains(i))
-                .filter_map(|(_, p)| p.process.as_mut())
-                .collect();
-            wait_any(&mut procs, deadline - now);
         }
         Ok(())
     }
 
     fn in_game(&self) -> usize {
         self.out.iter().filter(|&&o| !o).count()
+    }
+
+    /// The seats still in the game (whether or not their bot is running).
+    fn seats_in_game(&self) -> Vec<Seat> {
+        (0..self.out.len()).filter(|&s| !self.out[s]).collect()
+    }
+
+    /// Waits up to `wait` until a bot of this game has output (or takes pending input), and
+    /// reads and writes what it can for every one of them. `Duration::ZERO` only looks.
+    fn poll_bots(&mut self, wait: Duration) {
+        let indices: Vec<usize> = self
+            .seats_in_game()
+            .into_iter()
+            .map(|seat| self.order[seat])
+            .collect();
+        let mut procs: Vec<&mut BotProcess> = self
+            .players
+            .iter_mut()
+            .enumerate()
+            .filter(|(i, _)| indices.contains(i))
+            .filter_map(|(_, p)| p.process.as_mut())
+            .collect();
+        wait_any(&mut procs, wait);
+    }
+
+    /// Disqualifies every bot in the game, other than those in `due`, that has written a line,
+    /// an over-long line, or ended its output: nobody asked it for anything. Returns the time
+    /// this took, which is the referee's, not the bots' it is waiting for.
+    fn fault_unrequested(&mut self, due: &[Seat]) -> Duration {
+        let started = Instant::now();
+        let mut any = false;
+        for seat in self.seats_in_game() {
+            if due.contains(&seat) {
+                continue;
+            }
+            let Some(p) = self.process(seat) else {
+                continue;
+            };
+            if !p.has_news(MAX_LINE_BYTES) {
+                continue;
+            }
+            any = true;
+            let received = p.recv_line(Instant::now(), MAX_LINE_BYTES);
+            // The fault is not an answer to anything: no time since a message of its own.
+            let awaiting = self.awaiting_since.take();
+            match received {
+                Received::Line(line, _) => self.disqualify(
+                    seat,
+                    FaultKind::Malformed,
+                    "sent a line when no reply was due".into(),
+                    Some(fault_text(&line)),
+                ),
+                Received::TooLong(prefix) => self.disqualify(
+                    seat,
+                    FaultKind::Malformed,
+                    format!("sent a line longer than {MAX_LINE_BYTES} bytes when no reply was due"),
+                    Some(fault_text(&prefix)),
+                ),
+                Received::Eof | Received::Timeout => {
+                    let detail = self.describe_end(seat);
+                    self.disqualify(
+                        seat,
+                        FaultKind::Crash,
+                        format!("{detail} when no reply was due"),
+                        None,
+                    );
+                }
+            }
+            self.awaiting_since = awaiting;
+        }
+        if any {
+            started.elapsed()
+        } else {
+            Duration::ZERO
+        }
+    }
+
+    /// Looks at every bot's output without waiting and disqualifies those that wrote unasked.
+    fn police(&mut self) {
+        self.poll_bots(Duration::ZERO);
+        self.fault_unrequested(&[]);
+    }
+
+    /// Waits until a seat in `due` has something to read (a line, an over-long line, the end of
+    /// its output) or `deadline` passes, watching every other bot of the game meanwhile: one that
+    /// writes unasked or dies is disqualified the moment it is noticed, at the ply of the moment.
+    /// With `until_alone`, stops as well when at most one player is left.
+    ///
+    /// Returns the time the referee spent on such disqualifications: it is not the due bots'
+    /// time, so their deadline moves by as much, and their answer time counts without it.
+    fn wait_due(
+        &mut self,
+        due: &[Seat],
+        deadline: Instant,
+        until_alone: bool,
+    ) -> Result<Duration, Interrupted> {
+        let mut paused = Duration::ZERO;
+        loop {
+            if interrupted() {
+                return Err(Interrupted);
+            }
+            let news = due.iter().any(|&seat| {
+                self.players[self.order[seat]]
+                    .process
+                    .as_ref()
+                    .map_or(true, |p| p.has_news(MAX_LINE_BYTES))
+            });
+            if news || (until_alone && self.in_game() <= 1) {
+                return Ok(paused);
+            }
+            let now = Instant::now();
+            if now >= deadline + paused {
+                return Ok(paused);
+            }
+            self.poll_bots(deadline + paused - now);
+            // The due bots first: a line that has arrived is an answer, and is taken before the
+            // referee spends any time on others.
+            let answered = due.iter().any(|&seat| {
+                self.players[self.order[seat]]
+                    .process
+                    .as_ref()
+                    .is_some_and(|p| p.has_news(MAX_LINE_BYTES))
+            });
+            if !answered {
+                paused += self.fault_unrequested(due);
+            }
+        }
+    }
+
+    /// The game ended (every other player was disqualified) while `seat` was thinking: its
+    /// answer is no longer wanted, but is still on its way. It is awaited until `deadline` and
+    /// dropped, so that it is not taken for the answer to the next game's `start`; a bot that
+    /// does not answer by then is stopped, to be started afresh for the next game.
+    fn drop_late_answer(&mut self, seat: Seat, deadline: Instant) {
+        let player = &mut self.players[self.order[seat]];
+        let Some(p) = player.process.as_mut() else {
+            return;
+        };
+        match p.recv_line(deadline, MAX_LINE_BYTES) {
+            Received::Line(..) => {
+                p.log_note("answered after the game had ended: the answer is ignored");
+            }
+            _ => {
+                if let Some(p) = player.process.take() {
+                    p.log_note("no answer after the game had ended: stopping it");
+                    p.kill();
+                }
+            }
+        }
     }
 
     /// Plays turns until the board is finished or at most one player is left.
@@ -412,11 +542,17 @@ impl Game<'_> {
         let mut clocks: Vec<Option<f64>> = vec![time.clock_ms.map(|c| c as f64); n];
         let mut seen = vec![0usize; n];
         let mut turn: Vec<u8> = Vec::with_capacity(1024);
-        while !self.position.is_over() && self.in_game() > 1 {
+        loop {
             if interrupted() {
                 return Err(Interrupted);
             }
             self.awaiting_since = None;
+            // Before anything more goes out: whatever a bot wrote since is output nobody asked
+            // for (a second answer, a move before its turn), and so is a bot's end.
+            self.police();
+            if self.position.is_over() || self.in_game() <= 1 {
+                break;
+            }
             let seat = self.position.to_move();
             if self.out[seat] {
                 // Cannot happen: the position skips removed seats. Guard against a loop anyway.
@@ -451,36 +587,24 @@ impl Game<'_> {
                 out: &out,
             }
             .write_line(&mut turn);
-            let i = self.order[seat];
-            let Some(p) = self.players[i].process.as_mut() else {
+            let sent = Instant::now();
+            self.awaiting_since = Some(sent);
+            let mut deadline = sent + Duration::from_millis(time_ms);
+            let Some(p) = self.process(seat) else {
                 // Not running but not out: cannot happen (a fault takes both). Disqualify.
                 self.disqualify(seat, FaultKind::Crash, "not running".into(), None);
                 continue;
             };
-            // A line waiting before the turn was sent is output nobody asked for.
-            if p.has_unread_output() {
-                let received = p.recv_line(Instant::now(), MAX_LINE_BYTES);
-                let text = match &received {
-                    Received::Line(line, _) => Some(fault_text(line)),
-                    Received::TooLong(prefix) => Some(fault_text(prefix)),
-                    _ => None,
-                };
-                if received == Received::Eof {
-                    self.receive_fault(seat, received, time_ms, "move");
-                } else {
-                    self.disqualify(
-                        seat,
-                        FaultKind::Malformed,
-                        "sent a line when no reply was due".into(),
-                        text,
-                    );
-                }
-                continue;
-            }
-            let sent = Instant::now();
-            self.awaiting_since = Some(sent);
-            let deadline = sent + Duration::from_millis(time_ms);
             p.send(&turn);
+            let paused = self.wait_due(&[seat], deadline, true)?;
+            deadline += paused;
+            if self.in_game() <= 1 {
+                self.drop_late_answer(seat, deadline);
+                break;
+            }
+            let Some(p) = self.process(seat) else {
+                continue;
+            };
             let received = p.recv_line(deadline, MAX_LINE_BYTES);
             if interrupted() {
                 return Err(Interrupted);
@@ -498,9 +622,22 @@ impl Game<'_> {
                 self.disqualify(seat, FaultKind::Crash, detail, Some(fault_text(&line)));
                 continue;
             }
-            let ms = (at - sent).as_secs_f64() * 1000.0;
+            let ms = at
+                .saturating_duration_since(sent)
+                .saturating_sub(paused)
+                .as_secs_f64()
+                * 1000.0;
             let square = match parse_reply(&line) {
                 Ok(Reply::Move { square }) => square,
+                Ok(Reply::UnknownSquare { square }) => {
+                    self.disqualify(
+                        seat,
+                        FaultKind::Illegal,
+                        crate::protocol::unknown_square(&square),
+                        Some(fault_text(&line)),
+                    );
+                    continue;
+                }
                 Ok(Reply::Ready { .. }) => {
                     self.disqualify(
                         seat,
@@ -545,6 +682,17 @@ impl Game<'_> {
         Ok(())
     }
 
+    /// How a bot's output ended, for a crash fault: its exit status if it exited, in a moment.
+    fn describe_end(&mut self, seat: Seat) -> String {
+        let status = self
+            .process(seat)
+            .and_then(|p| p.wait_exit(Duration::from_millis(200)));
+        match status {
+            Some(_) => format!("exited ({})", describe_status(status)),
+            None => "closed its output".into(),
+        }
+    }
+
     /// Turns what waiting produced, when it was not a timely line, into the matching fault.
     fn receive_fault(&mut self, seat: Seat, received: Received, limit_ms: u64, what: &str) {
         match received {
@@ -582,13 +730,7 @@ impl Game<'_> {
                 Some(fault_text(&prefix)),
             ),
             Received::Eof => {
-                let status = self
-                    .process(seat)
-                    .and_then(|p| p.wait_exit(Duration::from_millis(200)));
-                let detail = match status {
-                    Some(_) => format!("exited ({})", describe_status(status)),
-                    None => "closed its output".into(),
-                };
+                let detail = self.describe_end(seat);
                 self.disqualify(seat, FaultKind::Crash, detail, None);
             }
         }
@@ -640,6 +782,26 @@ impl Game<'_> {
         self.observer.faulted(&self.setup.game, &fault, noticed_ms);
         self.faults.push(fault);
     }
+}
+
+/// What a bot kept alive from the last game has written since, when it owed nothing: a
+/// `malformed` fault for the game about to start. The end of its output is not a fault: the bot
+/// is started afresh for the new game.
+fn stale_output(p: &mut BotProcess) -> Option<(FaultKind, String, Option<String>)> {
+    p.poll_now();
+    if !p.has_news(MAX_LINE_BYTES) || p.output_ended() {
+        return None;
+    }
+    let (detail, text) = match p.recv_line(Instant::now(), MAX_LINE_BYTES) {
+        Received::Line(line, _) => ("sent a line between games", fault_text(&line)),
+        Received::TooLong(prefix) => ("sent an over-long line between games", fault_text(&prefix)),
+        Received::Eof | Received::Timeout => return None,
+    };
+    Some((
+        FaultKind::Malformed,
+        format!("{detail}, when no reply was due"),
+        Some(text),
+    ))
 }
 
 /// A UTC time as RFC 3339 with seconds (`2026-11-29T11:30:00Z`), without a date library.

@@ -15,6 +15,7 @@ mod positions;
 mod report;
 
 use crate::exit::{self, fail};
+use crate::explain::{hint, kind_name};
 use crate::limits::Limits;
 use crate::process::{
     become_subreaper, describe_status, install_signal_handlers, interrupted, split_command,
@@ -64,6 +65,10 @@ pub struct CheckBotArgs {
     /// Print the result as one JSON object instead of the checklist (see README).
     #[arg(long)]
     pub json: bool,
+    /// The OS limits of `match` (see README, "Running unknown bots"), for the bot checked: its
+    /// crashes then name the limit it ran into, as a league's records will.
+    #[command(flatten)]
+    pub limits: crate::limits::LimitArgs,
 }
 
 /// How long the checker listens after an `end` for output nobody asked for. A bot that answers
@@ -91,9 +96,13 @@ enum Heard {
     Ended(String),
 }
 
-/// A failed exchange: what to show besides the bot's stderr.
+/// A failed exchange: the fault the referee would record (its kind, and its detail in the
+/// referee's words, which `explain::hint` recognises), and what to show besides the stderr.
 struct Trouble {
-    summary: String,
+    kind: FaultKind,
+    detail: String,
+    /// Whether it happened at `start`, before any turn.
+    at_start: bool,
     sent: Vec<String>,
     got: Option<String>,
 }
@@ -121,9 +130,17 @@ fn ask(process: &mut BotProcess, message: &[u8], limit_ms: u64) -> Heard {
         Received::Line(line, at) => Heard::Late(line, ms(at - sent)),
         Received::Timeout => Heard::Silent,
         Received::TooLong(prefix) => Heard::TooLong(prefix),
-        Received::Eof => Heard::Ended(describe_status(
-            process.wait_exit(Duration::from_millis(200)),
-        )),
+        Received::Eof => {
+            let status = process.wait_exit(Duration::from_millis(200));
+            let detail = match status {
+                Some(_) => format!("exited ({})", describe_status(status)),
+                None => "closed its output".into(),
+            };
+            // A limit it ran into (`--limit-*`) is named first, as in a match's fault record.
+            process.settle_stderr(Duration::from_millis(200));
+            let tail = process.stderr_tail(STDERR_SHOWN);
+            Heard::Ended(process.explain_limit(detail, status, &tail))
+        }
     }
 }
 
@@ -243,8 +260,9 @@ impl Checker {
     }
 
     /// Turns a failed exchange into a failed check: the bot's stderr is collected, and the bot
-    /// killed (it is started afresh for the next exchange), as the referee does.
-    fn failed(&mut self, id: &str, title: &str, trouble: Trouble) -> Check {
+    /// killed (it is started afresh for the next exchange), as the referee does. `what` says
+    /// which exchange it was.
+    fn failed(&mut self, id: &str, title: &str, what: &str, trouble: Trouble) -> Check {
         let stderr = match self.bot().process.take() {
             Some(process) => {
                 process.signal_kill();
@@ -255,10 +273,23 @@ impl Checker {
             }
             None => String::new(),
         };
-        let mut check = Check::fail(id, title, trouble.summary);
+        let fault = FaultRecord {
+            seat: 0,
+            kind: trouble.kind,
+            ply: u32::from(!trouble.at_start),
+            detail: trouble.detail,
+            text: trouble.got,
+            stderr_tail: stderr,
+        };
+        let mut check = Check::fail(
+            id,
+            title,
+            format!("{what}{}: {}", kind_name(fault.kind), fault.detail),
+        );
+        check.hint = hint(&fault);
         check.sent = trouble.sent;
-        check.got = trouble.got;
-        check.stderr = (!stderr.trim().is_empty()).then_some(stderr);
+        check.got = fault.text;
+        check.stderr = (!fault.stderr_tail.trim().is_empty()).then_some(fault.stderr_tail);
         check
     }
 
@@ -268,6 +299,7 @@ impl Checker {
     fn start_game(&mut self, game: &str, start: &[u8]) -> Result<Result<(), Trouble>, Interrupted> {
         let sent = vec![line_text(start)];
         let mut kept = self.bot().process.is_some();
+        let mut left_before = false;
         for _attempt in 0..2 {
             let bot = self.bot();
             if let Some(process) = bot.process.as_mut() {
@@ -281,7 +313,9 @@ impl Checker {
             }
             if let Err(e) = self.bot().ensure_started() {
                 return Ok(Err(Trouble {
-                    summary: format!("could not be started: {e}"),
+                    kind: FaultKind::Crash,
+                    detail: format!("could not be started: {e}"),
+                    at_start: true,
                     sent: Vec::new(),
                     got: None,
                 }));
@@ -290,20 +324,26 @@ impl Checker {
             let Some(process) = self.bot().process.as_mut() else {
                 unreachable!("ensure_started leaves a process");
             };
+            // A per-game CPU limit starts afresh with each game, as in a match.
+            process.begin_game_limits();
             let heard = ask(process, start, limit);
             self.note_process();
             if interrupted() {
                 return Err(Interrupted);
             }
-            let trouble = |summary: String, got: Option<String>| Trouble {
-                summary,
+            let trouble = |kind, detail: String, got: Option<String>| Trouble {
+                kind,
+                detail,
+                at_start: true,
                 sent: sent.clone(),
                 got,
             };
             let result = match heard {
                 Heard::Ended(_) if kept => {
-                    // Its output ended between games: it left after the last `end`.
-                    self.left.push(format!("before game {game}"));
+                    // Its output ended: it may have left after the last `end` (then a fresh
+                    // process answers, as in a match), or it crashed on this `start` (then the
+                    // fresh one crashes too, and that is the failure).
+                    left_before = true;
                     if let Some(old) = self.bot().process.take() {
                         old.kill();
                     }
@@ -315,11 +355,12 @@ impl Checker {
                         self.ready_ms.push(ms);
                         Ok(())
                     }
-                    Ok(Reply::Move { .. }) => {
+                    Ok(Reply::Move { .. } | Reply::UnknownSquare { .. }) => {
                         self.stray
                             .push(format!("game {game}: a move instead of ready"));
                         Err(trouble(
-                            format!("malformed: a move instead of ready, after {ms:.1} ms"),
+                            FaultKind::Malformed,
+                            "expected a ready message, got a move".into(),
                             Some(line_text(&line)),
                         ))
                     }
@@ -328,17 +369,19 @@ impl Checker {
                             "game {game}, instead of ready: {}",
                             fault_text(&line)
                         ));
-                        Err(trouble(format!("malformed: {e}"), Some(line_text(&line))))
+                        Err(trouble(FaultKind::Malformed, e, Some(line_text(&line))))
                     }
                 },
                 Heard::Late(line, ms) => Err(trouble(
-                    format!("timeout: ready came after {ms:.0} ms, the limit is {limit} ms"),
+                    FaultKind::Timeout,
+                    format!("the ready arrived after {ms:.0} ms, the limit is {limit} ms"),
                     Some(line_text(&line)),
                 )),
                 Heard::Silent => {
                     self.silent_starts += 1;
                     Err(trouble(
-                        format!("timeout: no ready within {limit} ms"),
+                        FaultKind::Timeout,
+                        format!("no ready within {limit} ms"),
                         None,
                     ))
                 }
@@ -346,17 +389,19 @@ impl Checker {
                     self.stray
                         .push(format!("game {game}: a line over {MAX_LINE_BYTES} bytes"));
                     Err(trouble(
-                        format!("malformed: a line longer than {MAX_LINE_BYTES} bytes"),
+                        FaultKind::Malformed,
+                        format!("a line longer than {MAX_LINE_BYTES} bytes"),
                         Some(fault_text(&prefix)),
                     ))
                 }
-                Heard::Ended(how) => Err(trouble(
-                    format!("crash: its output ended before ready ({how})"),
-                    None,
-                )),
+                Heard::Ended(how) => Err(trouble(FaultKind::Crash, how, None)),
             };
+            if left_before && result.is_ok() {
+                self.left.push(format!("before game {game}"));
+            }
             if let Err(t) = &result {
-                self.bad_starts.push(format!("game {game}: {}", t.summary));
+                self.bad_starts
+                    .push(format!("game {game}: {}: {}", kind_name(t.kind), t.detail));
             }
             return Ok(result);
         }
@@ -415,8 +460,13 @@ impl Checker {
             time: self.time,
         }
         .to_line();
+        let start = if scenario.unknown_fields {
+            with_unknown_fields(&start, &["rules", "time"])
+        } else {
+            start
+        };
         if let Err(trouble) = self.start_game(&game, &start)? {
-            return Ok(self.failed(id, title, trouble));
+            return Ok(self.failed(id, title, "at start: ", trouble));
         }
         let rows = position.rows();
         let (legal, kind) = position.legal_moves();
@@ -434,6 +484,9 @@ impl Checker {
             out: &[],
         }
         .write_line(&mut turn);
+        if scenario.unknown_fields {
+            turn = with_unknown_fields(&turn, &[]);
+        }
         let mut options = format!("{}, {n} players", rules.board.name());
         if rules.anti {
             options.push_str(", anti");
@@ -462,63 +515,81 @@ impl Checker {
             return Err(Interrupted);
         }
         let sent = vec![line_text(&start), line_text(&turn)];
-        let trouble = |summary: String, got: Option<&[u8]>| Trouble {
-            summary: format!("{asked}: {summary}"),
+        let trouble = |kind, detail: String, got: Option<&[u8]>| Trouble {
+            kind,
+            detail,
+            at_start: false,
             sent: sent.clone(),
             got: got.map(line_text),
         };
+        let what = format!("{asked}: ");
         let (line, took) = match heard {
             Heard::Answer(line, took) => (line, took),
             Heard::Late(line, took) => {
                 self.answer_ms.push(took);
                 self.late.push(format!("game {game}: {took:.0} ms"));
                 let t = trouble(
-                    format!("timeout: the move came after {took:.0} ms, the limit is {limit} ms"),
+                    FaultKind::Timeout,
+                    format!("the move arrived after {took:.0} ms, the limit is {limit} ms"),
                     Some(&line),
                 );
-                return Ok(self.failed(id, title, t));
+                return Ok(self.failed(id, title, &what, t));
             }
             Heard::Silent => {
                 self.late.push(format!("game {game}: no move"));
-                let t = trouble(format!("timeout: no move within {limit} ms"), None);
-                return Ok(self.failed(id, title, t));
+                let t = trouble(
+                    FaultKind::Timeout,
+                    format!("no move within {limit} ms"),
+                    None,
+                );
+                return Ok(self.failed(id, title, &what, t));
             }
             Heard::TooLong(prefix) => {
                 self.stray
                     .push(format!("game {game}: a line over {MAX_LINE_BYTES} bytes"));
                 let t = trouble(
-                    format!("malformed: a line longer than {MAX_LINE_BYTES} bytes"),
+                    FaultKind::Malformed,
+                    format!("a line longer than {MAX_LINE_BYTES} bytes"),
                     Some(&prefix),
                 );
-                return Ok(self.failed(id, title, t));
+                return Ok(self.failed(id, title, &what, t));
             }
             Heard::Ended(how) => {
-                let t = trouble(format!("crash: its output ended ({how})"), None);
-                return Ok(self.failed(id, title, t));
+                let t = trouble(FaultKind::Crash, how, None);
+                return Ok(self.failed(id, title, &what, t));
             }
         };
         self.answer_ms.push(took);
         let square = match parse_reply(&line) {
             Ok(Reply::Move { square }) => square,
+            Ok(Reply::UnknownSquare { square }) => {
+                let detail = crate::protocol::unknown_square(&square);
+                let t = trouble(FaultKind::Illegal, detail, Some(&line));
+                return Ok(self.failed(id, title, &what, t));
+            }
             Ok(Reply::Ready { .. }) => {
                 self.stray
                     .push(format!("game {game}: ready instead of a move"));
-                let t = trouble("malformed: ready instead of a move".into(), Some(&line));
-                return Ok(self.failed(id, title, t));
+                let t = trouble(
+                    FaultKind::Malformed,
+                    "expected a move message, got ready".into(),
+                    Some(&line),
+                );
+                return Ok(self.failed(id, title, &what, t));
             }
             Err(e) => {
                 self.stray.push(format!(
                     "game {game}, instead of a move: {}",
                     fault_text(&line)
                 ));
-                let t = trouble(format!("malformed: {e}"), Some(&line));
-                return Ok(self.failed(id, title, t));
+                let t = trouble(FaultKind::Malformed, e, Some(&line));
+                return Ok(self.failed(id, title, &what, t));
             }
         };
         let mut after = position.clone();
         if let Err(illegal) = after.play(square) {
-            let t = trouble(format!("illegal: {illegal}"), Some(&line));
-            return Ok(self.failed(id, title, t));
+            let t = trouble(FaultKind::Illegal, illegal.to_string(), Some(&line));
+            return Ok(self.failed(id, title, &what, t));
         }
         let scores = after.scores();
         let end = ToBot::End {
@@ -651,6 +722,7 @@ impl Checker {
             .into_iter()
             .collect();
         check.got = fault.text.clone();
+        check.hint = hint(fault);
         check.stderr = (!fault.stderr_tail.trim().is_empty()).then(|| {
             let tail = &fault.stderr_tail;
             let cut = tail.len().saturating_sub(STDERR_SHOWN);
@@ -722,6 +794,12 @@ impl Checker {
         };
         if !check.passed {
             check.sent = vec!["(end of input)".into()];
+            check.hint = Some(
+                "read stdin line by line until it ends, then exit with code 0 (Python: for line \
+                 in sys.stdin: ...; C: while (fgets(...))); a match waits --grace-ms, then \
+                 terminates the bot."
+                    .into(),
+            );
         }
         process.kill();
         check
@@ -808,15 +886,21 @@ impl Checker {
     fn several_games_check(&self) -> Check {
         let id = "several-games";
         if let Some(first) = self.left.first() {
-            return Check::fail(
+            let mut check = Check::fail(
                 id,
                 SEVERAL_GAMES,
                 format!(
-                    "its process ended by itself {} times, the first {first}: after end, a bot \
-                     must wait for the next start (a match starts it again, at a cost)",
+                    "its process ended by itself {} times, the first {first}",
                     self.left.len()
                 ),
             );
+            check.hint = Some(
+                "after end, keep reading stdin: the next start may follow in the same process. \
+                 Exit only when stdin ends (a match starts a bot that left again, at the cost of \
+                 its start-up each game)."
+                    .into(),
+            );
+            return check;
         }
         let summary = match self.pids.len() {
             1 => format!("{} games in one process", self.games),
@@ -830,11 +914,15 @@ impl Checker {
 
     fn end_check(&self) -> Check {
         match self.after_end.first() {
-            Some(first) => Check::fail(
-                "end",
-                END,
-                format!("wrote a line {first} (end takes no answer)"),
-            ),
+            Some(first) => {
+                let mut check = Check::fail("end", END, format!("wrote a line {first}"));
+                check.hint = Some(
+                    "end takes no answer: in a match the line would be read as the answer to the \
+                     next start, and the bot disqualified."
+                        .into(),
+                );
+                check
+            }
             None => Check::pass("end", END, "no output after any end".into()),
         }
     }
@@ -853,14 +941,23 @@ impl Checker {
             None => "no move answered".into(),
         };
         match self.late.first() {
-            Some(first) => Check::fail(
-                "times",
-                TIMES,
-                format!(
-                    "{} moves over the limit (the first: {first}); {figures}",
-                    self.late.len()
-                ),
-            ),
+            Some(first) => {
+                let mut check = Check::fail(
+                    "times",
+                    TIMES,
+                    format!(
+                        "{} moves over the limit (the first: {first}); {figures}",
+                        self.late.len()
+                    ),
+                );
+                check.hint = Some(
+                    "answer within the turn's time_ms with a margin for the pipes and a busy \
+                     machine (the built-in bots aim at 80% of it), and flush stdout after each \
+                     line."
+                        .into(),
+                );
+                check
+            }
             None if self.answer_ms.is_empty() => Check::fail("times", TIMES, figures),
             None => Check::pass("times", TIMES, figures),
         }
@@ -869,16 +966,28 @@ impl Checker {
     fn stdout_check(&self) -> Check {
         let title = "writes only protocol lines on stdout";
         match self.stray.first() {
-            Some(first) => Check::fail(
+            Some(first) => {
+                let mut check = Check::fail(
+                    "stdout",
+                    title,
+                    format!(
+                        "{} lines that were no answer, the first: {first}",
+                        self.stray.len()
+                    ),
+                );
+                check.hint = Some(
+                    "stdout carries only the protocol's answers, one per start or turn; a match \
+                     disqualifies a bot for any other line. Write debugging output to stderr \
+                     (Python: print(..., file=sys.stderr); JavaScript: console.error)."
+                        .into(),
+                );
+                check
+            }
+            None => Check::pass(
                 "stdout",
                 title,
-                format!(
-                    "{} lines that were no answer, the first: {first} (a match disqualifies the bot \
-                     for each: use stderr for anything else)",
-                    self.stray.len()
-                ),
+                "only ready and move lines, when asked".into(),
             ),
-            None => Check::pass("stdout", title, "only ready and move lines, when asked".into()),
         }
     }
 }
@@ -886,15 +995,6 @@ impl Checker {
 const SEVERAL_GAMES: &str = "plays several games in one process";
 const END: &str = "stays silent after end";
 const TIMES: &str = "answer times within the move limit";
-
-fn kind_name(kind: FaultKind) -> &'static str {
-    match kind {
-        FaultKind::Timeout => "timeout",
-        FaultKind::Crash => "crash",
-        FaultKind::Malformed => "malformed",
-        FaultKind::Illegal => "illegal",
-    }
-}
 
 fn describe_result(record: &GameRecord, seat: Seat) -> String {
     let discs = record.scores.get(seat).copied().unwrap_or(0);
@@ -968,6 +1068,24 @@ fn turn_before_fault(record: &GameRecord, fault: &FaultRecord, move_ms: u64) -> 
     Some(line_text(&line))
 }
 
+/// A message line with a field no version-1 message has, at the top and at the start of the
+/// objects named by `nested`, as a later protocol version may send them. Works on the line's text
+/// (the referee's own serialisation) so that `type` stays first.
+fn with_unknown_fields(line: &[u8], nested: &[&str]) -> Vec<u8> {
+    const EXTRA: &str =
+        r#""future_field":{"note":"a field of a later version","values":[1,2.5,null]}"#;
+    let text = String::from_utf8_lossy(line);
+    let Some(body) = text.trim_end().strip_suffix('}') else {
+        return line.to_vec();
+    };
+    let mut out = format!("{body},{EXTRA}}}\n");
+    for key in nested {
+        let opening = format!("\"{key}\":{{");
+        out = out.replacen(&opening, &format!("{opening}{EXTRA},"), 1);
+    }
+    out.into_bytes()
+}
+
 /// Runs `multiversi check-bot`.
 pub fn run(args: &CheckBotArgs) -> Result<()> {
     if args.move_ms == 0 || args.startup_ms == 0 {
@@ -976,6 +1094,10 @@ pub fn run(args: &CheckBotArgs) -> Result<()> {
             "--move-ms and --startup-ms must be at least 1",
         ));
     }
+    args.limits
+        .limits()
+        .check(|key| format!("--limit-{}", key.replace('_', "-")))
+        .map_err(|e| fail(exit::USAGE, e))?;
     if let Some(dir) = &args.cwd {
         if !dir.is_dir() {
             return Err(fail(
@@ -1004,7 +1126,7 @@ pub fn run(args: &CheckBotArgs) -> Result<()> {
         dir: args.cwd.clone(),
         log: None,
         env: Vec::new(),
-        limits: Limits::default(),
+        limits: args.limits.limits(),
         process: None,
     }];
     for i in 1..4 {
@@ -1117,6 +1239,20 @@ mod tests {
             words(&["/bin/multiversi", "bot", "greedy", "--seed", "5"])
         );
         assert!(resolve_command(&words(&["builtin:nobody"]), exe, 5).is_err());
+    }
+
+    #[test]
+    fn unknown_fields_at_the_top_and_inside_keep_the_type_first() {
+        let line = b"{\"type\":\"start\",\"rules\":{\"players\":3},\"time\":{\"move_ms\":5}}\n";
+        let out = with_unknown_fields(line, &["rules", "time"]);
+        let text = String::from_utf8(out).unwrap();
+        assert!(text.starts_with("{\"type\":\"start\",") && text.ends_with("}\n"));
+        let value: serde_json::Value = serde_json::from_str(&text).unwrap();
+        for v in [&value, &value["rules"], &value["time"]] {
+            assert_eq!(v["future_field"]["values"][1], 2.5);
+        }
+        assert_eq!(value["rules"]["players"], 3);
+        assert_eq!(value["time"]["move_ms"], 5);
     }
 
     #[test]

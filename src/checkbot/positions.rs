@@ -12,6 +12,9 @@ pub struct Scenario {
     /// What the check asks, for people.
     pub title: String,
     pub position: Position,
+    /// Whether `start` and `turn` carry fields this protocol version does not define (a later
+    /// version may add some; a bot must ignore them).
+    pub unknown_fields: bool,
 }
 
 impl Scenario {
@@ -72,6 +75,7 @@ fn boards(rng: &mut Rng) -> Vec<Scenario> {
                 id: format!("board-{}-{players}", board.name()),
                 title: format!("legal move: {}, {players} players", board.name()),
                 position,
+                unknown_fields: false,
             });
         }
     }
@@ -85,6 +89,7 @@ fn anti(rng: &mut Rng) -> Scenario {
         id: "anti".into(),
         title: "legal move: Anti-Reversi".into(),
         position: random_game(rules(4, BoardKind::Ten, true, &[]), moves, rng),
+        unknown_fields: false,
     }
 }
 
@@ -97,6 +102,7 @@ fn blocked(rng: &mut Rng) -> Scenario {
         id: "blocked".into(),
         title: "legal move: blocked squares".into(),
         position: random_game(rules(3, BoardKind::Eight, false, &blocked), moves, rng),
+        unknown_fields: false,
     }
 }
 
@@ -117,6 +123,7 @@ fn placing() -> Scenario {
         id: "placing".into(),
         title: "legal move: only placing moves".into(),
         position,
+        unknown_fields: false,
     }
 }
 
@@ -144,6 +151,7 @@ fn no_discs(rng: &mut Rng) -> Scenario {
         id: "no-discs".into(),
         title: "legal move: no discs of its own".into(),
         position,
+        unknown_fields: false,
     }
 }
 
@@ -155,6 +163,18 @@ fn last_square(rng: &mut Rng) -> Scenario {
         id: "last-square".into(),
         title: "legal move: the last empty square".into(),
         position: random_game(rules, empty - 1, rng),
+        unknown_fields: false,
+    }
+}
+
+/// An ordinary position, but its messages carry fields and values of a later protocol version.
+fn unknown_fields(rng: &mut Rng) -> Scenario {
+    let moves = 4 + rng.below(20) as u32;
+    Scenario {
+        id: "unknown-fields".into(),
+        title: "legal move: unknown fields".into(),
+        position: random_game(rules(3, BoardKind::Eight, false, &[]), moves, rng),
+        unknown_fields: true,
     }
 }
 
@@ -167,6 +187,7 @@ pub fn scenarios(seed: u64) -> Vec<Scenario> {
     out.push(placing());
     out.push(no_discs(&mut rng));
     out.push(last_square(&mut rng));
+    out.push(unknown_fields(&mut rng));
     out
 }
 
@@ -231,7 +252,8 @@ mod tests {
             let mut after = last.position.clone();
             after.play(after.legal_moves().0[0]).unwrap();
             assert!(after.is_over());
-            assert_eq!(ids.len(), 11);
+            assert_eq!(ids.len(), 12);
+            assert!(find(&all, "unknown-fields").unknown_fields);
         }
     }
 }

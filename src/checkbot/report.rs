@@ -2,6 +2,7 @@
 //! exact lines that were sent and what came back, so that the author can pipe them into the bot
 //! by hand. `--json` prints the same as one JSON object (shape in README.md, "Checking a bot").
 
+use crate::explain::stderr_excerpt;
 use crate::text::visible;
 use serde::Serialize;
 
@@ -24,6 +25,9 @@ pub struct Check {
     /// For a failure, the end of the bot's stderr, if it wrote any.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub stderr: Option<String>,
+    /// For a failure, the likely cause of the common mistakes, and what to do.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub hint: Option<String>,
 }
 
 impl Check {
@@ -36,6 +40,7 @@ impl Check {
             sent: Vec::new(),
             got: None,
             stderr: None,
+            hint: None,
         }
     }
 
@@ -129,9 +134,12 @@ impl Report {
                 out.push_str(&format!("        got:    {}\n", visible(got)));
             }
             if let Some(stderr) = &check.stderr {
-                for line in stderr.lines() {
-                    out.push_str(&format!("        stderr: {}\n", visible(line)));
+                for line in stderr_excerpt(stderr) {
+                    out.push_str(&format!("        stderr: {line}\n"));
                 }
+            }
+            if let Some(hint) = &check.hint {
+                out.push_str(&format!("        hint:   {hint}\n"));
             }
         }
         let passed = self.checks.iter().filter(|c| c.passed).count();

@@ -4,7 +4,7 @@
 use super::runner::BotSpec;
 use crate::bots;
 use crate::limits::Limits;
-use crate::process::split_command;
+use crate::process::{split_command, BotLog};
 use std::path::{Path, PathBuf};
 
 /// A bot from its command line or `builtin:NAME`; `exe` is this program, which built-in bots run
@@ -75,11 +75,21 @@ pub fn file_safe(name: &str) -> String {
         .collect()
 }
 
-/// Keeps each bot's stderr in `dir/botN-NAME.log`.
-pub fn set_logs(bots: &mut [BotSpec], dir: &Path) {
+/// Keeps each bot's stderr in `dir/botN-NAME.log` (and, with `protocol`, its protocol lines),
+/// opening every log now: one that cannot be opened is output that cannot be written (exit 5),
+/// found before any bot starts. One log serves all of a bot's processes in the run.
+pub fn set_logs(bots: &mut [BotSpec], dir: &Path, protocol: bool) -> anyhow::Result<()> {
     for (i, p) in bots.iter_mut().enumerate() {
-        p.log = Some(dir.join(format!("bot{}-{}.log", i + 1, file_safe(&p.name))));
+        let path = dir.join(format!("bot{}-{}.log", i + 1, file_safe(&p.name)));
+        let log = BotLog::open(&path, protocol).map_err(|e| {
+            crate::exit::fail(
+                crate::exit::OUTPUT,
+                format!("--log-dir: cannot open {}: {e}", path.display()),
+            )
+        })?;
+        p.log = Some(log);
     }
+    Ok(())
 }
 
 /// A game id no other run shares: the run's start time (UTC, to the second), a random tag that

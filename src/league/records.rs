@@ -105,15 +105,27 @@ fn count_lines(path: &Path) -> std::io::Result<u64> {
     }
 }
 
-/// Only the part of a record that says where the game sits in its schedule.
+/// Only the parts of a record the runner reads back: where the game sits, how long it took.
 #[derive(serde::Deserialize)]
 struct Placed {
     schedule: Option<ScheduleRef>,
+    #[serde(default)]
+    duration_ms: u64,
 }
 
-/// The schedule indices of run `run` already recorded in `path` (missing file: none). A damaged
-/// line (cut off by a kill) is not a finished game and is skipped: that game is played again.
-pub fn finished(path: &Path, run: &str, into: &mut HashSet<u64>) -> std::io::Result<()> {
+/// The games of one run found in record files.
+#[derive(Default, Debug)]
+pub struct Finished {
+    /// Their schedule indices.
+    pub indices: HashSet<u64>,
+    /// Their total duration, for estimates.
+    pub total_ms: u64,
+}
+
+/// Adds the games of run `run` recorded in `path` (a missing file holds none). A damaged line
+/// (cut off by a kill) is not a finished game and is skipped: that game is played again. A
+/// game recorded twice (which the runner never does) counts once.
+pub fn finished(path: &Path, run: &str, into: &mut Finished) -> std::io::Result<()> {
     let file = match File::open(path) {
         Ok(f) => f,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
@@ -128,10 +140,11 @@ pub fn finished(path: &Path, run: &str, into: &mut HashSet<u64>) -> std::io::Res
         }
         if let Ok(Placed {
             schedule: Some(place),
+            duration_ms,
         }) = serde_json::from_slice::<Placed>(&buf)
         {
-            if place.run == run {
-                into.insert(place.index);
+            if place.run == run && into.indices.insert(place.index) {
+                into.total_ms += duration_ms;
             }
         }
     }

@@ -39,8 +39,8 @@ pub struct BotSpec {
     pub builtin: bool,
     pub dir: Option<PathBuf>,
     pub env: Vec<(String, String)>,
-    /// Where its stderr is kept, if the run keeps logs.
-    pub log: Option<PathBuf>,
+    /// Its log (stderr, notes, protocol lines), if the run keeps logs.
+    pub log: Option<crate::process::BotLog>,
     /// OS limits and environment it runs under.
     pub limits: crate::limits::Limits,
 }
@@ -90,6 +90,8 @@ pub struct Run {
     pub events: bool,
     pub record: Option<RecordFile>,
     pub silent: SilentBots,
+    /// Print the table every this many games (0: only at the end).
+    pub table_every: u64,
 }
 
 /// A bot that never answered `start`, with what the first game saw of it.
@@ -190,6 +192,18 @@ pub fn run(run: &Run) -> Finished {
                     tally(&mut finished.tallies, &bots, &record);
                     finished.games += 1;
                     progress.game_done();
+                    if run.table_every > 0 && finished.games % run.table_every == 0 {
+                        let names: Vec<&str> = run.bots.iter().map(|b| b.name.as_str()).collect();
+                        let mut out = std::io::stdout().lock();
+                        let _ = write!(
+                            out,
+                            "{}after {} games:\n{}\n",
+                            clear_progress(),
+                            finished.games,
+                            super::table::table(&names, &finished.tallies)
+                        )
+                        .and_then(|()| out.flush());
+                    }
                 }
                 Ok(Report::Silent(silent)) => finished.silent.push(silent),
                 Ok(Report::Skipped(n)) => {
@@ -303,7 +317,10 @@ fn worker(shared: &Shared, tx: mpsc::Sender<Report>) {
             watch.seated = game
                 .seating
                 .iter()
-                .map(|&i| (players[i].name.clone(), players[i].log.clone()))
+                .map(|&i| {
+                    let log = players[i].log.as_ref().map(|l| l.path().to_path_buf());
+                    (players[i].name.clone(), log)
+                })
                 .collect();
             let Ok(record) = play_game(&setup, &mut players, &game.seating, &mut watch) else {
                 break;

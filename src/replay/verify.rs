@@ -184,19 +184,13 @@ pub fn check(rec: &GameRecord) -> Vec<Problem> {
     let mut playing = vec![true; players];
     let mut apply_faults = |position: &mut Position, ply: u32, report: &mut dyn FnMut(String)| {
         while let Some(fault) = pending.next_if(|f| f.ply == ply) {
+            // Any seat may be disqualified at any ply, not only the seat to move: the referee
+            // watches every bot all the time, and one that writes unasked or dies between its
+            // turns is disqualified when that is noticed.
             if position.is_over() {
                 report(format!(
                     "{} is disqualified after the game was over",
                     seat_name(fault.seat)
-                ));
-            } else if ply > 0 && position.to_move() != fault.seat {
-                // Before the first move a fault can come from the start of the game (any seat);
-                // after it, the referee only waits on, and so only faults, the seat to move.
-                report(format!(
-                    "{} is disqualified ({:?}) but it was {}'s turn",
-                    seat_name(fault.seat),
-                    fault.kind,
-                    seat_name(position.to_move())
                 ));
             }
             position.remove_seat(fault.seat);
@@ -282,9 +276,22 @@ pub fn check(rec: &GameRecord) -> Vec<Problem> {
                         ),
                     );
                 }
+                // The rules list flips in board order (by row, then column), and so must the
+                // record: the same set in another order is a record not written as documented.
                 let mut recorded = m.flips.clone();
                 recorded.sort_by_key(|sq| (sq.row, sq.col));
-                if recorded != played.flips {
+                if recorded == played.flips && m.flips != played.flips {
+                    report(
+                        Some(ply),
+                        format!(
+                            "{} at {} flips {}, but the record lists them out of board order: {}",
+                            seat_name(m.seat),
+                            m.square,
+                            squares(&played.flips),
+                            squares(&m.flips)
+                        ),
+                    );
+                } else if recorded != played.flips {
                     report(
                         Some(ply),
                         format!(

@@ -5,13 +5,16 @@ chosen way at one chosen turn.
     bad.py PIDFILE MODE [TURN] [ARG]
 
 It appends its own PID (and those of any children it starts) to PIDFILE so that the tests can
-check afterwards that no process remains. TURN counts this bot's turns from 1 (default 1).
+check afterwards that no process remains. TURN counts this bot's turns in each game from 1
+(default 1).
 """
+import fcntl
 import json
 import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 
 pidfile, mode = sys.argv[1], sys.argv[2]
@@ -27,6 +30,22 @@ def note_pid(pid):
 def send(text):
     sys.stdout.write(text)
     sys.stdout.flush()
+
+
+def big_pipe(fd):
+    """Grows the pipe behind fd to 1 MiB (F_SETPIPE_SZ), as a flooder that wants to outrun the
+    referee would."""
+    try:
+        fcntl.fcntl(fd, getattr(fcntl, "F_SETPIPE_SZ", 1031), 1 << 20)
+    except OSError:
+        pass
+
+
+def flood(fd):
+    """Writes to fd without end and without a newline, a whole pipe's worth at a time."""
+    chunk = b"x" * (1 << 20)
+    while True:
+        os.write(fd, chunk)
 
 
 note_pid(os.getpid())
@@ -61,15 +80,32 @@ if mode == "exit-at-once":
 if mode == "mute":
     # Never reads its input and never answers.
     time.sleep(1000)
+if mode == "linger":
+    # Ignores SIGTERM and stays a while after its input ends, so the referee waits for it.
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
+if mode == "flood-stderr":
+    # Floods stderr from a thread for the whole game, through a 1 MiB pipe, and plays on.
+    big_pipe(2)
+    threading.Thread(target=flood, args=(2,), daemon=True).start()
 
 turns = 0
 for line in sys.stdin:
     msg = json.loads(line)
     kind = msg["type"]
     if kind == "start":
+        turns = 0
         if mode == "no-ready":
             continue
-        send(json.dumps({"type": "ready", "name": "bad-" + mode, "version": "1"}) + "\n")
+        if mode == "chatty-start":
+            # 300 KB on stderr at the start of every game.
+            sys.stderr.write(("chatter " * 1023 + "\n") * 36)
+            sys.stderr.flush()
+        ready = json.dumps({"type": "ready", "name": "bad-" + mode, "version": "1"}) + "\n"
+        if mode == "eager":
+            # A move before any turn, in the same write as its ready.
+            send(ready + json.dumps({"type": "move", "square": "d3"}) + "\n")
+            continue
+        send(ready)
         continue
     if kind == "end" and mode == "quit-after-end":
         sys.exit(0)
@@ -117,4 +153,39 @@ for line in sys.stdin:
             answer = json.dumps({"type": "move", "square": msg["legal"][0]}) + "\n"
             send(answer + answer)
             continue
+        elif mode == "spam-later":
+            # A second answer ARG ms after the first, while another bot is thinking.
+            answer = json.dumps({"type": "move", "square": msg["legal"][0]}) + "\n"
+            send(answer)
+            time.sleep(int(arg) / 1000)
+            send(answer)
+            continue
+        elif mode == "die-later":
+            # Answers, then dies ARG ms later, while another bot is thinking.
+            send(json.dumps({"type": "move", "square": msg["legal"][0]}) + "\n")
+            time.sleep(int(arg) / 1000)
+            sys.exit(3)
+        elif mode == "flood-pipe":
+            # An endless line without a newline through a 1 MiB pipe, as its answer.
+            big_pipe(1)
+            flood(1)
+        elif mode == "flood-idle":
+            # Answers, and in the same write starts an endless line, which goes on while
+            # other bots are thinking.
+            big_pipe(1)
+            answer = json.dumps({"type": "move", "square": msg["legal"][0]}) + "\n"
+            os.write(1, answer.encode() + b"x" * 65536)
+            flood(1)
+        elif mode == "crlf":
+            # An answer padded with spaces to exactly 16384 bytes, ended by \r\n.
+            answer = json.dumps({"type": "move", "square": msg["legal"][0]})
+            send(answer + " " * (16384 - len(answer)) + "\r\n")
+            continue
+        elif mode == "square":
+            # A move to the square named ARG, whatever the board.
+            send(json.dumps({"type": "move", "square": arg}) + "\n")
+            continue
     send(json.dumps({"type": "move", "square": msg["legal"][0]}) + "\n")
+
+if mode == "linger":
+    time.sleep(30)

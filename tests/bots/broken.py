@@ -14,6 +14,8 @@ It plays its first legal move, and:
   exit-after-end   exits after each game instead of waiting for the next start
   ignore-eof       keeps running when its stdin closes
   slow             sleeps ARG milliseconds before each move from ply 40 on
+  strict           refuses (crashes on) any field the protocol does not define
+  hog-memory       allocates 1 GiB on its first turn
 If the environment names BROKEN_PIDFILE, it appends its pid there (to check that none is left).
 """
 import json
@@ -43,10 +45,22 @@ def touches_disc(rows, r, c):
     return False
 
 
+KNOWN = {
+    "start": {"type", "protocol", "game", "seat", "colour", "players", "rules", "size", "rows",
+              "time"},
+    "turn": {"type", "game", "ply", "seat", "rows", "moves", "legal", "kind", "time_ms",
+             "clocks_ms", "out"},
+    "end": {"type", "game", "result", "scores", "rows", "faults"},
+}
+
 seat = 0
 for line in sys.stdin:
     msg = json.loads(line)
     kind = msg["type"]
+    if mode == "strict":
+        unknown = set(msg) - KNOWN.get(kind, set(msg))
+        if unknown:
+            raise ValueError(f"unknown fields {sorted(unknown)}")
     if kind == "start":
         seat = msg["seat"]
         if mode == "never-ready":
@@ -77,6 +91,8 @@ for line in sys.stdin:
         elif mode == "debug-print":
             print(f"thinking about {len(legal)} moves")
             sys.stdout.flush()
+        elif mode == "hog-memory":
+            hoard = bytearray(1 << 30)
         elif mode == "slow" and msg["ply"] >= 40:
             time.sleep(int(arg) / 1000)
         send({"type": "move", "square": square})

@@ -89,6 +89,7 @@ fn assert_complete(report: &Value) {
         "placing",
         "no-discs",
         "last-square",
+        "unknown-fields",
         "game-4p-seat-0",
         "game-4p-seat-1",
         "game-4p-seat-2",
@@ -364,6 +365,35 @@ fn a_slow_bot_fails_the_times_check_with_its_figures() {
     assert_eq!(times["limit_ms"], 100);
     let summary = find(&report, "times")["summary"].as_str().unwrap();
     assert!(summary.contains("over the limit"), "{summary}");
+}
+
+#[test]
+fn a_bot_that_refuses_unknown_fields_fails_that_check() {
+    let report = broken(&["strict"], &[], &["unknown-fields"]);
+    // The start it crashed on counts against the start-up too; nothing else fails.
+    assert_eq!(failed(&report), ["startup", "unknown-fields"], "{report:#}");
+    let start: Value =
+        serde_json::from_str(find(&report, "unknown-fields")["sent"][0].as_str().unwrap()).unwrap();
+    assert!(start.get("future_field").is_some() && start["rules"].get("future_field").is_some());
+}
+
+#[test]
+fn under_a_memory_limit_a_crash_names_the_limit() {
+    let report = broken(
+        &["hog-memory"],
+        &["--limit-memory-mb", "64"],
+        &["board-8x8-3", "game-4p-seat-0"],
+    );
+    for id in ["board-8x8-3", "game-4p-seat-0"] {
+        let summary = find(&report, id)["summary"].as_str().unwrap();
+        assert!(summary.contains("memory limit of 64 MB"), "{id}: {summary}");
+    }
+    let out = multiversi()
+        .args(["check-bot", "--limit-files", "0", "builtin:random"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(stderr(&out).contains("--limit-files"), "{}", stderr(&out));
 }
 
 #[test]

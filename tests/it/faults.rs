@@ -167,8 +167,9 @@ fn each_fault_kind_is_recorded_and_the_game_goes_on() {
                         "{mode}: {f:?}"
                     );
                 }
-                // The spam bot's extra line is noticed at its next turn.
-                let ply = if mode == "spam" { 8 } else { 4 };
+                // The spam bot's extra line is noticed right after its move, before the next
+                // turn goes out.
+                let ply = if mode == "spam" { 5 } else { 4 };
                 check_disqualified(&r, ply);
                 assert!(err.contains("disqualified"), "{mode}: {err}");
             })

@@ -157,3 +157,319 @@ fn a_bot_that_never_answers_start_stops_a_match_unless_told_to_keep_going() {
     assert!(out.status.success(), "{}", stderr(&out));
     assert_eq!(read_records(&record).len(), 21);
 }
+
+/// A league config of `bots` instant bots (the benchmark's bot) and the given extra keys.
+fn league_config(dir: &std::path::Path, bots: usize, extra: &str) -> std::path::PathBuf {
+    let bin = env!("CARGO_BIN_EXE_multiversi");
+    let mut text = format!("name = \"t\"\nseed = 5\nplayers = 3\nmove_ms = 2000\n{extra}\n");
+    for i in 0..bots {
+        text += &format!("[[bot]]\nname = \"b{i}\"\ncommand = \"{bin} bench-bot\"\n");
+    }
+    let path = dir.join("league.toml");
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+/// Every game in a league directory's record files, by schedule index, and the damaged lines.
+fn league_games(out: &std::path::Path) -> (Vec<u64>, usize) {
+    let mut indices = Vec::new();
+    let mut damaged = 0;
+    let Ok(entries) = std::fs::read_dir(out) else {
+        return (indices, damaged);
+    };
+    for entry in entries {
+        let path = entry.unwrap().path();
+        if path.extension().is_some_and(|e| e == "jsonl") {
+            for line in std::fs::read_to_string(&path).unwrap().lines() {
+                match serde_json::from_str::<multiversi::record::GameRecord>(line) {
+                    Ok(r) => indices.push(r.schedule.unwrap().index),
+                    Err(_) => damaged += 1,
+                }
+            }
+        }
+    }
+    indices.sort_unstable();
+    (indices, damaged)
+}
+
+fn league(args: &[&str]) -> std::process::Output {
+    let mut all = vec!["league"];
+    all.extend_from_slice(args);
+    run(&all)
+}
+
+#[test]
+fn a_league_plays_every_deal_in_every_seating_and_resumes_with_nothing_to_do() {
+    let dir = temp_dir("league-basic");
+    let config = league_config(&dir, 5, "opening = 3\nblocked = 2");
+    let out_dir = dir.join("out");
+    let out = dir.join("out");
+    let (c, o) = (config.to_str().unwrap(), out.to_str().unwrap());
+    let dry = league(&[c, "--out", o, "--dry-run"]);
+    assert!(dry.status.success(), "{}", stderr(&dry));
+    assert!(stdout(&dry).contains("10 deals"), "{}", stdout(&dry));
+    assert!(stdout(&dry).contains(": 60 games"), "{}", stdout(&dry));
+    assert!(!out_dir.exists(), "a dry run writes nothing");
+
+    let first = league(&[c, "--out", o, "--concurrency", "2"]);
+    assert!(first.status.success(), "{}", stderr(&first));
+    assert!(out_dir.join("league.toml").exists());
+    let records = read_records(&out_dir.join("games.jsonl"));
+    assert_eq!(records.len(), 60);
+    let mut by_deal: std::collections::HashMap<u64, Vec<&multiversi::record::GameRecord>> =
+        Default::default();
+    for r in &records {
+        crate::matches::check_record(r);
+        assert_eq!(r.opening, 3);
+        assert_eq!(r.rules.blocked.len(), 2);
+        assert!(r.moves[..3].iter().all(|m| m.ms == 0.0));
+        by_deal
+            .entry(r.schedule.as_ref().unwrap().deal)
+            .or_default()
+            .push(r);
+    }
+    assert_eq!(by_deal.len(), 10);
+    for games in by_deal.values() {
+        // A deal: the same bots, blocked squares and opening in all 3! seatings.
+        assert_eq!(games.len(), 6);
+        let orders: HashSet<Vec<&str>> = games
+            .iter()
+            .map(|r| r.seats.iter().map(|s| s.name.as_str()).collect())
+            .collect();
+        assert_eq!(orders.len(), 6);
+        for r in games {
+            assert_eq!(r.rules.blocked, games[0].rules.blocked);
+            assert_eq!(r.moves[..3], games[0].moves[..3]);
+        }
+    }
+    let again = league(&[c, "--out", o]);
+    assert!(again.status.success(), "{}", stderr(&again));
+    assert!(
+        stderr(&again).contains("0 game(s) to play"),
+        "{}",
+        stderr(&again)
+    );
+    assert_eq!(read_records(&out_dir.join("games.jsonl")).len(), 60);
+}
+
+#[test]
+fn a_league_grows_by_bots_and_rounds_and_refuses_other_changes() {
+    let dir = temp_dir("league-grow");
+    let out = dir.join("out");
+    let o = out.to_str().unwrap();
+    let small = league_config(&dir, 4, "");
+    let done = league(&[small.to_str().unwrap(), "--out", o]);
+    assert!(done.status.success(), "{}", stderr(&done));
+    let (before, _) = league_games(&out);
+    assert_eq!(before.len(), 4 * 6);
+    let old: Vec<multiversi::record::GameRecord> = read_records(&out.join("games.jsonl"));
+
+    // One bot more and a second round: C(5,3) = 10 deals a round, 2 rounds, 6 seatings.
+    let grown = league_config(&dir, 5, "rounds = 2");
+    let more = league(&[grown.to_str().unwrap(), "--out", o]);
+    assert!(more.status.success(), "{}", stderr(&more));
+    assert!(
+        stderr(&more).contains("96 game(s) to play"),
+        "{}",
+        stderr(&more)
+    );
+    let (after, damaged) = league_games(&out);
+    assert_eq!(damaged, 0);
+    assert_eq!(after.len(), 120);
+    assert_eq!(after.iter().collect::<HashSet<_>>().len(), 120);
+    // The finished games kept their place: the first lines are untouched.
+    assert_eq!(read_records(&out.join("games.jsonl"))[..24], old[..]);
+
+    let reseeded = league_config(&dir, 5, "rounds = 2\nboards = [\"10x10\"]");
+    let refused = league(&[reseeded.to_str().unwrap(), "--out", o]);
+    assert_eq!(refused.status.code(), Some(2));
+    assert!(
+        stderr(&refused).contains("boards was"),
+        "{}",
+        stderr(&refused)
+    );
+    let fewer = league_config(&dir, 4, "rounds = 2");
+    let refused = league(&[fewer.to_str().unwrap(), "--out", o]);
+    assert_eq!(refused.status.code(), Some(2));
+    assert!(
+        stderr(&refused).contains("bot b4 was removed"),
+        "{}",
+        stderr(&refused)
+    );
+    assert_eq!(league_games(&out).0.len(), 120);
+}
+
+#[test]
+fn shards_split_the_schedule_and_together_play_it_once() {
+    let dir = temp_dir("league-shards");
+    let out = dir.join("out");
+    let config = league_config(&dir, 5, "");
+    let (c, o) = (config.to_str().unwrap(), out.to_str().unwrap());
+    for i in 1..=3 {
+        let shard = format!("{i}/3");
+        let done = league(&[c, "--out", o, "--shard", &shard, "--concurrency", "1"]);
+        assert!(done.status.success(), "{}", stderr(&done));
+        assert!(out.join(format!("games-{i}-of-3.jsonl")).exists());
+    }
+    let (games, _) = league_games(&out);
+    assert_eq!(games.len(), 60);
+    assert_eq!(games.iter().collect::<HashSet<_>>().len(), 60);
+    // The whole league, run after its shards, finds nothing left to play.
+    let whole = league(&[c, "--out", o]);
+    assert!(
+        stderr(&whole).contains("0 game(s) to play"),
+        "{}",
+        stderr(&whole)
+    );
+    for bad in ["0/3", "4/3", "x", "1/0"] {
+        let out = league(&[c, "--out", o, "--shard", bad]);
+        assert_eq!(out.status.code(), Some(2), "{bad}");
+        assert!(stderr(&out).contains("--shard"), "{bad}");
+    }
+}
+
+#[test]
+fn a_league_killed_at_random_moments_never_loses_a_finished_game_nor_records_one_twice() {
+    let dir = temp_dir("league-kill");
+    let out = dir.join("out");
+    let config = league_config(&dir, 6, "rounds = 3");
+    let total = 20 * 6 * 3;
+    let mut rng = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .subsec_nanos() as u64
+        | 1;
+    let mut kills = 0;
+    for attempt in 0..40 {
+        let (before, _) = league_games(&out);
+        let mut child = crate::support::multiversi()
+            .args([
+                "league",
+                config.to_str().unwrap(),
+                "--out",
+                out.to_str().unwrap(),
+            ])
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        rng ^= rng << 13;
+        rng ^= rng >> 7;
+        rng ^= rng << 17;
+        let wait = 20 + rng % 300;
+        std::thread::sleep(std::time::Duration::from_millis(wait));
+        let finished = child.try_wait().unwrap().is_some();
+        if !finished {
+            unsafe {
+                libc::kill(child.id() as i32, libc::SIGKILL);
+            }
+            kills += 1;
+        }
+        child.wait().unwrap();
+        let (games, _) = league_games(&out);
+        let distinct: HashSet<&u64> = games.iter().collect();
+        assert_eq!(
+            distinct.len(),
+            games.len(),
+            "attempt {attempt} (killed after {wait} ms): a game recorded twice"
+        );
+        assert!(before.iter().all(|g| distinct.contains(g)), "a game lost");
+        if finished {
+            break;
+        }
+    }
+    eprintln!("league killed {kills} times");
+    assert!(
+        kills > 0,
+        "the league finished before any kill: make it longer"
+    );
+    // Whatever is left, one last run finishes.
+    let last = league(&[config.to_str().unwrap(), "--out", out.to_str().unwrap()]);
+    assert!(last.status.success(), "{}", stderr(&last));
+    let (games, _) = league_games(&out);
+    assert_eq!(games.len(), total, "after {kills} kills");
+    assert_eq!(games.iter().collect::<HashSet<_>>().len(), total);
+}
+
+#[test]
+fn league_config_errors_name_the_key_and_exit_2_or_3() {
+    let dir = temp_dir("league-errors");
+    let missing = league(&[dir.join("none.toml").to_str().unwrap()]);
+    assert_eq!(missing.status.code(), Some(3));
+    assert!(
+        stderr(&missing).contains("cannot read"),
+        "{}",
+        stderr(&missing)
+    );
+    let bad = league_config(&dir, 4, "players = 6");
+    let out = league(&[bad.to_str().unwrap(), "--dry-run"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("players = 6"), "{}", stderr(&out));
+    let typo = league_config(&dir, 4, "moves_ms = 100");
+    let out = league(&[typo.to_str().unwrap(), "--dry-run"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("moves_ms"), "{}", stderr(&out));
+    let example = league(&["--example"]);
+    assert!(example.status.success());
+    assert_eq!(
+        stdout(&example),
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/examples/league.toml"))
+            .unwrap()
+    );
+}
+
+#[test]
+fn a_league_leaves_out_a_bot_that_never_answers_and_plays_the_rest() {
+    let dir = temp_dir("league-silent");
+    let out = dir.join("out");
+    let config = league_config(&dir, 4, "");
+    let mut text = std::fs::read_to_string(&config).unwrap();
+    text += &format!(
+        "[[bot]]\nname = \"broken\"\ncommand = \"python3 {}\"\n",
+        dir.join("nosuchbot.py").display()
+    );
+    std::fs::write(&config, text).unwrap();
+    let done = league(&[config.to_str().unwrap(), "--out", out.to_str().unwrap()]);
+    assert!(done.status.success(), "{}", stderr(&done));
+    let err = stderr(&done);
+    assert!(
+        err.contains("bot broken") && err.contains("never answered start"),
+        "{err}"
+    );
+    assert!(err.contains("left out"), "{err}");
+    let records = read_records(&out.join("games.jsonl"));
+    // The 4 deals without it are whole; of the 6 with it, at most the first games were played.
+    let without = records
+        .iter()
+        .filter(|r| r.seats.iter().all(|s| s.name != "broken"))
+        .count();
+    assert_eq!(without, 24);
+    assert!(records.len() < 24 + 6 * 3, "{}", records.len());
+}
+
+#[test]
+fn protocol_v1_bots_play_after_an_opening_they_did_not_make() {
+    // The starter bots read `rows` and `legal` in every turn: an opening needs nothing new.
+    let dir = temp_dir("league-opening");
+    let starter = concat!(env!("CARGO_MANIFEST_DIR"), "/bots/python/starter.py");
+    let text = format!(
+        "name = \"o\"\nplayers = 3\nopening = 7\nmove_ms = 5000\nstartup_ms = 20000\n\
+         [[bot]]\nname = \"py\"\ncommand = \"python3 {starter}\"\n\
+         [[bot]]\nname = \"greedy\"\ncommand = \"builtin:greedy\"\n\
+         [[bot]]\nname = \"random\"\ncommand = \"builtin:random\"\n"
+    );
+    let config = dir.join("league.toml");
+    std::fs::write(&config, text).unwrap();
+    let out = dir.join("out");
+    let done = league(&[config.to_str().unwrap(), "--out", out.to_str().unwrap()]);
+    assert!(done.status.success(), "{}", stderr(&done));
+    let records = read_records(&out.join("games.jsonl"));
+    assert_eq!(records.len(), 6);
+    for r in &records {
+        assert!(r.faults.is_empty(), "{:?}", r.faults);
+        assert_eq!(r.opening, 7);
+        crate::matches::check_record(r);
+        // The first move a bot made came after the seven the referee played.
+        assert!(r.moves[7].ms > 0.0 || r.moves[7].ply == 7);
+    }
+}

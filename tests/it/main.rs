@@ -8,6 +8,7 @@ mod exit_codes;
 mod fault_kinds;
 mod faults;
 mod first_hour;
+mod hostile;
 mod league;
 mod lifecycle;
 mod limits;

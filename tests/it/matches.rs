@@ -163,10 +163,22 @@ fn three_players_other_boards_and_blocked_squares() {
     }
     let records = read_records(&record);
     assert_eq!(records.len(), 4);
-    for r in &records {
+    for (i, r) in records.iter().enumerate() {
         assert_eq!(r.rules.players, 3);
         assert!(r.rules.anti);
         assert_eq!(r.rules.blocked.len(), 4);
+        assert!(r.rules.blocked.iter().any(|sq| sq.to_string() == "c3"));
+        // The record's seed is the one its random blocked squares were drawn from.
+        let setup = multiversi::rules::Setup {
+            players: 3,
+            board: r.rules.board.name().into(),
+            anti: true,
+            blocked: "c3".into(),
+            blocked_random: 3,
+            seed: r.seed.expect("a seed"),
+        };
+        let drawn = multiversi::rules::Rules::from_setup(&setup).unwrap();
+        assert_eq!(drawn.blocked, r.rules.blocked, "game {i}");
         check_record(r);
     }
 }

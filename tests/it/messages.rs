@@ -73,8 +73,14 @@ fn turn_start_and_end_messages_and_events_say_what_happened() {
     let log = probe_log(&dir, "log-a");
     let mut saw_clock_limit = false;
     let mut saw_move_limit = false;
-    for r in &records {
+    for (g, r) in records.iter().enumerate() {
         check_record(r);
+        // Game ids: the match's start time, then the game's number from 0001.
+        assert!(r.game.ends_with(&format!("-{:04}", g + 1)), "{}", r.game);
+        assert_eq!(
+            r.game[..r.game.len() - 5],
+            records[0].game[..r.game.len() - 5]
+        );
         let me = seat_of(r, "log-a");
         let crasher = seat_of(r, "log-b");
         // The crasher's fault: at its third turn, with the last 2000 bytes of its stderr.

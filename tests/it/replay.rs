@@ -70,16 +70,27 @@ fn verify_names_the_line_game_ply_and_difference_of_each_problem() {
     g.game = "fault".into();
     g.faults.push(fault(1, 5));
     games.push(g);
-    // Line 7 (after line 6): a fault for Red while it was White's turn.
-    let mut wrong_turn = base.clone();
-    wrong_turn.game = "turn".into();
-    wrong_turn.faults.push(fault(2, 5));
+    // Line 7 (after line 6): a fault for Red while it was White's turn holds: the referee
+    // disqualifies a bot that writes unasked or dies between its turns when that is noticed.
+    let mut spec = records::Spec::new(4, BoardKind::Eight, 1);
+    spec.faults = vec![(2, 5, FaultKind::Malformed)];
+    let mut other_turn = records::game(&spec);
+    other_turn.game = "turn".into();
+    assert_eq!(other_turn.moves[5].seat, 1, "White moves at ply 5");
     // Line 6: the last move missing.
     let mut g = base.clone();
     g.game = "short".into();
     g.moves.pop();
     games.push(g);
-    games.push(wrong_turn);
+    games.push(other_turn);
+
+    // Line 11: flips listed out of board order.
+    let mut g = base.clone();
+    g.game = "order".into();
+    let j = g.moves.iter().position(|m| m.flips.len() >= 2).unwrap();
+    g.moves[j].flips.reverse();
+    let reversed = g.moves[j].flips.clone();
+    let order = g;
 
     // Line 8: a move kind, a time, a seat's colour and the ranking changed.
     let mut g = base.clone();
@@ -118,6 +129,8 @@ fn verify_names_the_line_game_ply_and_difference_of_each_problem() {
     });
     games.push(g);
 
+    games.push(order);
+
     let dir = records::temp_dir("replay-verify-bad");
     let path = dir.join("games.jsonl");
     records::write(&path, &games);
@@ -135,7 +148,6 @@ fn verify_names_the_line_game_ply_and_difference_of_each_problem() {
         format!("{p}:4: game ending: ply 60: the scores are"),
         format!("{p}:4: game ending: ply 60: the result is"),
         format!("{p}:5: game fault: ply 5: the record has White (seat 1) moving (it was disqualified earlier), but it is Red (seat 2)'s turn"),
-        format!("{p}:7: game turn: ply 5: Red (seat 2) is disqualified (Timeout) but it was White (seat 1)'s turn"),
         format!("{p}:6: game short: ply 59: the record ends but the game is not over: "),
         format!("{p}:8: game details: ply {k}: "),
         "is recorded as a placing move but is a flipping move".to_string(),
@@ -144,13 +156,23 @@ fn verify_names_the_line_game_ply_and_difference_of_each_problem() {
         format!("{p}:8: game details: ply 60: the ranking is "),
         format!("{p}:10: game too-long: ply 3: White (seat 1) plays "),
         "but the game was already over: at most one player was left".to_string(),
-        "verified 10 games: 2 hold, 8 do not; 0 damaged lines".to_string(),
+        format!("{p}:11: game order: ply {j}: "),
+        format!(
+            "but the record lists them out of board order: {}",
+            reversed
+                .iter()
+                .map(|sq| sq.to_string())
+                .collect::<Vec<_>>()
+                .join(" ")
+        ),
+        "verified 11 games: 3 hold, 8 do not; 0 damaged lines".to_string(),
     ];
     for needle in expect {
         assert!(text.contains(&needle), "missing {needle:?} in:\n{text}");
     }
     assert!(!text.contains(&format!("{p}:1:")), "{text}");
-    assert!(stderr(&out).contains("8 of 10 games do not hold"));
+    assert!(!text.contains(&format!("{p}:7:")), "{text}");
+    assert!(stderr(&out).contains("8 of 11 games do not hold"));
 }
 
 #[test]

@@ -56,38 +56,47 @@ fn long_match(dir: &Path) -> KillOnDrop {
 
 #[test]
 fn ctrl_c_sigterm_and_sighup_end_the_run_at_once_and_keep_finished_games() {
-    for (signal, name) in [
+    let handles: Vec<_> = [
         (libc::SIGINT, "sigint"),
         (libc::SIGTERM, "sigterm"),
         (libc::SIGHUP, "sighup"),
-    ] {
-        let dir = temp_dir(name);
-        let mut child = long_match(&dir);
-        // SAFETY: signalling the child we started.
-        unsafe {
-            libc::kill(child.id() as i32, signal);
-        }
-        let asked = Instant::now();
-        let status = child.wait().expect("multiversi ends");
-        assert!(
-            asked.elapsed() < Duration::from_secs(5),
-            "{name}: {:?}",
-            asked.elapsed()
-        );
-        assert_eq!(status.code(), Some(130), "{name}");
-        let mut err = String::new();
-        std::io::Read::read_to_string(child.stderr.as_mut().unwrap(), &mut err).unwrap();
-        assert!(err.contains("interrupted after"), "{name}: {err}");
-        // Every line on disk is a whole game that holds, and the game cut short is not there.
-        let text = std::fs::read_to_string(dir.join("games.jsonl")).unwrap();
-        assert!(text.ends_with('\n'), "{name}: a line cut short");
-        let records = read_records(&dir.join("games.jsonl"));
-        assert!(!records.is_empty());
-        for r in &records {
-            crate::matches::check_record(r);
-        }
-        assert_no_process_left(&dir.join("pids"));
+    ]
+    .into_iter()
+    .map(|(signal, name)| std::thread::spawn(move || interrupt(signal, name)))
+    .collect();
+    for h in handles {
+        h.join().expect("case passed");
     }
+}
+
+/// Sends `signal` to a long match once a game is on disk, and checks how the match ends.
+fn interrupt(signal: libc::c_int, name: &str) {
+    let dir = temp_dir(name);
+    let mut child = long_match(&dir);
+    // SAFETY: signalling the child we started.
+    unsafe {
+        libc::kill(child.id() as i32, signal);
+    }
+    let asked = Instant::now();
+    let status = child.wait().expect("multiversi ends");
+    assert!(
+        asked.elapsed() < Duration::from_secs(5),
+        "{name}: {:?}",
+        asked.elapsed()
+    );
+    assert_eq!(status.code(), Some(130), "{name}");
+    let mut err = String::new();
+    std::io::Read::read_to_string(child.stderr.as_mut().unwrap(), &mut err).unwrap();
+    assert!(err.contains("interrupted after"), "{name}: {err}");
+    // Every line on disk is a whole game that holds, and the game cut short is not there.
+    let text = std::fs::read_to_string(dir.join("games.jsonl")).unwrap();
+    assert!(text.ends_with('\n'), "{name}: a line cut short");
+    let records = read_records(&dir.join("games.jsonl"));
+    assert!(!records.is_empty());
+    for r in &records {
+        crate::matches::check_record(r);
+    }
+    assert_no_process_left(&dir.join("pids"));
 }
 
 #[test]

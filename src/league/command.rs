@@ -1,0 +1,404 @@
+//! `multiversi league CONFIG.toml`: the config becomes a schedule, the league directory says
+//! which of its games are finished, and the runner plays the rest.
+//!
+//! The league directory holds `league.toml` (the config the league was started with, written
+//! atomically) and the records: `games.jsonl`, or `games-I-of-N.jsonl` for shard I of N, so that
+//! shards may share one directory. Every record file in it counts when deciding what is
+//! finished, so a game is never played twice, whichever shard or run played it.
+
+use super::config::{ConfigError, LeagueConfig, EXAMPLE};
+use super::lineup::{bot_spec, set_logs};
+use super::records::{self, Finished};
+use super::runner::{BotSpec, DealPlan, GamePlan, Run, SilentBots};
+use super::schedule::{self, factorial, seating, Deal, Shape};
+use super::session;
+use crate::exit::{self, fail};
+use crate::protocol::TimeControl;
+use crate::record::ScheduleRef;
+use crate::referee::random_opening;
+use crate::rules::Rules;
+use anyhow::Result;
+use clap::Args;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+#[derive(Args, Debug)]
+pub struct LeagueArgs {
+    /// The league's config (TOML; `--example` prints a commented one).
+    #[arg(value_name = "CONFIG", required_unless_present = "example")]
+    pub config: Option<PathBuf>,
+    /// Print an example config and exit.
+    #[arg(long)]
+    pub example: bool,
+    /// Print the schedule's size and an estimate of the time it takes, and exit.
+    #[arg(long)]
+    pub dry_run: bool,
+    /// The league directory (default: the config's `out`, else league-NAME).
+    #[arg(long, value_name = "DIR")]
+    pub out: Option<PathBuf>,
+    /// Games played at once (default: the config's `concurrency`, else the number of cores).
+    #[arg(long, value_name = "N")]
+    pub concurrency: Option<usize>,
+    /// Play only the I-th of N disjoint slices of the schedule (I from 1 to N), recorded in
+    /// DIR/games-I-of-N.jsonl: one task of a cluster job array.
+    #[arg(long, value_name = "I/N")]
+    pub shard: Option<String>,
+}
+
+/// Parses `I/N` with 1 ≤ I ≤ N.
+fn parse_shard(text: &str) -> Result<(u32, u32)> {
+    let bad = || {
+        fail(
+            exit::USAGE,
+            format!("--shard {text}: expected I/N with 1 <= I <= N, e.g. --shard 2/8"),
+        )
+    };
+    let (i, n) = text.split_once('/').ok_or_else(bad)?;
+    let (i, n): (u32, u32) = (
+        i.trim().parse().map_err(|_| bad())?,
+        n.trim().parse().map_err(|_| bad())?,
+    );
+    if i == 0 || n == 0 || i > n {
+        return Err(bad());
+    }
+    Ok((i, n))
+}
+
+/// The record file of a shard (or of the whole league).
+pub fn records_name(shard: Option<(u32, u32)>) -> String {
+    match shard {
+        Some((i, n)) => format!("games-{i}-of-{n}.jsonl"),
+        None => "games.jsonl".into(),
+    }
+}
+
+/// Every record file in a league directory: `games.jsonl` and `games-I-of-N.jsonl`.
+fn record_files(out: &Path) -> Result<Vec<PathBuf>> {
+    let entries = match std::fs::read_dir(out) {
+        Ok(entries) => entries,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(e) => {
+            return Err(fail(
+                exit::BAD_INPUT,
+                format!("{}: cannot read the league directory: {e}", out.display()),
+            ))
+        }
+    };
+    let mut files: Vec<PathBuf> = entries
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| {
+            p.file_name()
+                .and_then(|n| n.to_str())
+                .is_some_and(|n| n.starts_with("games") && n.ends_with(".jsonl"))
+        })
+        .collect();
+    files.sort();
+    Ok(files)
+}
+
+/// Writes a file whole or not at all: a temporary file beside it, synced, then renamed.
+fn write_atomically(path: &Path, text: &str) -> std::io::Result<()> {
+    use std::io::Write;
+    let tmp = path.with_extension(format!("tmp-{}", std::process::id()));
+    let mut file = std::fs::File::create(&tmp)?;
+    file.write_all(text.as_bytes())?;
+    file.sync_all()?;
+    std::fs::rename(&tmp, path)
+}
+
+/// The league's shape for the schedule.
+fn shape(config: &LeagueConfig) -> Shape {
+    Shape {
+        bots: config.bots.len(),
+        candidates: config.candidate_places(),
+        sizes: config.sizes(),
+        boards: config.boards.len(),
+        rounds: config.rounds,
+        sample: config.sample,
+        seed: config.seed,
+    }
+}
+
+/// A deal's games still to play, with their rules and opening.
+fn deal_plan(config: &LeagueConfig, deal: &Deal, finished: &Finished) -> Result<DealPlan> {
+    let k = deal.bots.len();
+    let setup = config.setup(&config.boards[deal.board], k, deal.seed);
+    let rules = Rules::from_setup(&setup).map_err(|e| fail(exit::USAGE, e.to_string()))?;
+    let opening = random_opening(&rules, config.opening, schedule::mix(deal.seed, u64::MAX));
+    let games = (0..factorial(k))
+        .filter(|&s| !finished.indices.contains(&deal.game_index(s)))
+        .map(|s| GamePlan {
+            id: format!("{}-{}", config.name, deal.game_index(s)),
+            place: ScheduleRef {
+                run: config.name.clone(),
+                index: deal.game_index(s),
+                deal: deal.number,
+                seating: s,
+            },
+            seating: seating(k, s),
+        })
+        .collect();
+    Ok(DealPlan {
+        bots: deal.bots.clone(),
+        rules,
+        seed: deal.seed,
+        opening,
+        games,
+    })
+}
+
+/// Runs `multiversi league`.
+pub fn run_league(args: &LeagueArgs) -> Result<()> {
+    if args.example {
+        print!("{EXAMPLE}");
+        return Ok(());
+    }
+    let Some(path) = &args.config else {
+        return Err(fail(exit::USAGE, "give a config file (or --example)"));
+    };
+    let config = LeagueConfig::load(path).map_err(|e| match e {
+        ConfigError::Unreadable(m) => fail(exit::BAD_INPUT, m),
+        ConfigError::Invalid(m) => fail(exit::USAGE, m),
+    })?;
+    let shard = args.shard.as_deref().map(parse_shard).transpose()?;
+    let out = args
+        .out
+        .clone()
+        .or_else(|| config.out.clone())
+        .unwrap_or_else(|| PathBuf::from(format!("league-{}", config.name)));
+    let copy = out.join("league.toml");
+    match std::fs::read_to_string(&copy) {
+        Ok(text) => {
+            let old = LeagueConfig::parse_copy(&text)
+                .map_err(|e| fail(exit::BAD_INPUT, format!("{}: damaged: {e}", copy.display())))?;
+            if let Some(changes) = config.change_from(&old) {
+                return Err(fail(
+                    exit::USAGE,
+                    format!(
+                        "{} holds a league started with another config: {changes}. Only adding \
+                         bots at the end and adding rounds keep its games; undo the change or use \
+                         another --out",
+                        out.display()
+                    ),
+                ));
+            }
+        }
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+        Err(e) => {
+            return Err(fail(
+                exit::BAD_INPUT,
+                format!("{}: cannot read: {e}", copy.display()),
+            ))
+        }
+    }
+
+    let exe = session::this_program()?;
+    let mut bots: Vec<BotSpec> = Vec::new();
+    let mut left_out: Vec<usize> = Vec::new();
+    for (i, b) in config.bots.iter().enumerate() {
+        let mut spec = bot_spec(&b.command, Some(&b.name), &exe, b.cwd.clone())
+            .map_err(|e| fail(exit::USAGE, format!("bot {}: command: {e}", b.name)))?;
+        spec.env = b.env.iter().map(|(k, v)| (k.clone(), v.clone())).collect();
+        spec.limits = config.limits;
+        if !spec.builtin {
+            if let Some(problem) = crate::explain::program_problem(&spec.argv, b.cwd.as_deref()) {
+                eprintln!(
+                    "multiversi: bot {}: {problem}\n  (left out of this run)",
+                    b.name
+                );
+                left_out.push(i);
+            }
+        }
+        bots.push(spec);
+    }
+
+    let all = shape(&config).deals();
+    let total_games: u64 = all.iter().map(|d| d.seatings() as u64).sum();
+    let mine = match shard {
+        Some((i, n)) => schedule::shard(all.clone(), i, n),
+        None => all.clone(),
+    };
+    let mut finished = Finished::default();
+    for file in record_files(&out)? {
+        records::finished(&file, &config.name, &mut finished).map_err(|e| {
+            fail(
+                exit::BAD_INPUT,
+                format!("{}: cannot read: {e}", file.display()),
+            )
+        })?;
+    }
+    let mut deals = Vec::new();
+    let mut skipped = 0u64;
+    for deal in &mine {
+        let plan = deal_plan(&config, deal, &finished)?;
+        if deal.bots.iter().any(|b| left_out.contains(b)) {
+            skipped += plan.games.len() as u64;
+            continue;
+        }
+        if !plan.games.is_empty() {
+            deals.push(plan);
+        }
+    }
+    let to_play: u64 = deals.iter().map(|d| d.games.len() as u64).sum();
+    let concurrency = session::concurrency(args.concurrency.or(config.concurrency))?;
+    let time = TimeControl {
+        move_ms: config.move_ms,
+        clock_ms: config.clock_ms,
+        increment_ms: config.increment_ms,
+        startup_ms: config.startup_ms,
+    };
+
+    if args.dry_run {
+        print!(
+            "{}",
+            dry_run(
+                &config,
+                &all,
+                &mine,
+                total_games,
+                to_play,
+                &finished,
+                concurrency,
+                shard
+            )
+        );
+        return Ok(());
+    }
+
+    std::fs::create_dir_all(&out).map_err(|e| {
+        fail(
+            exit::OUTPUT,
+            format!("{}: cannot create the league directory: {e}", out.display()),
+        )
+    })?;
+    let text = format!(
+        "# The config this league directory was started with (kept by multiversi league).\n{}",
+        config.to_toml()
+    );
+    if std::fs::read_to_string(&copy).ok().as_deref() != Some(text.as_str()) {
+        write_atomically(&copy, &text).map_err(|e| {
+            fail(
+                exit::OUTPUT,
+                format!("{}: cannot write: {e}", copy.display()),
+            )
+        })?;
+    }
+    let logs = out.join("logs");
+    std::fs::create_dir_all(&logs).map_err(|e| {
+        fail(
+            exit::OUTPUT,
+            format!("{}: cannot create: {e}", logs.display()),
+        )
+    })?;
+    set_logs(&mut bots, &logs);
+    let record_path = out.join(records_name(shard));
+    let record = session::open_records(&record_path, "league records")?;
+    eprintln!(
+        "multiversi: league {}: {to_play} game(s) to play{} ({} finished before), {concurrency} \
+         at a time; records in {}",
+        config.name,
+        match shard {
+            Some((i, n)) => format!(" in shard {i}/{n}"),
+            None => String::new(),
+        },
+        finished.indices.len(),
+        record_path.display()
+    );
+    let run = Run {
+        bots,
+        deals,
+        time,
+        grace: Duration::from_millis(config.grace_ms),
+        concurrency,
+        restart: false,
+        show: false,
+        events: false,
+        record: Some(record),
+        silent: SilentBots::LeaveOut,
+        table_every: config.standings_every,
+    };
+    if skipped > 0 {
+        eprintln!("multiversi: {skipped} game(s) with a bot left out are not played this time");
+    }
+    session::play(&run, "league")
+}
+
+/// What `--dry-run` prints: the schedule's size, each bot's share, and the time it may take.
+#[allow(clippy::too_many_arguments)]
+fn dry_run(
+    config: &LeagueConfig,
+    all: &[Deal],
+    mine: &[Deal],
+    total_games: u64,
+    to_play: u64,
+    finished: &Finished,
+    concurrency: usize,
+    shard: Option<(u32, u32)>,
+) -> String {
+    let mut out = String::new();
+    let sizes: Vec<String> = config.sizes().iter().map(|k| k.to_string()).collect();
+    out += &format!(
+        "league {}: {} bots, {} players, {} board(s), {} round(s), {}{}\n",
+        config.name,
+        config.bots.len(),
+        sizes.join(" and "),
+        config.boards.len(),
+        config.rounds,
+        config.format,
+        match config.sample {
+            Some(n) => format!(", {n} sampled deal(s) per round and size (balanced)"),
+            None => String::new(),
+        }
+    );
+    out += &format!(
+        "{} deals, each in all its seatings (3! = 6, 4! = 24): {total_games} games\n",
+        all.len()
+    );
+    if let Some((i, n)) = shard {
+        let games: u64 = mine.iter().map(|d| d.seatings() as u64).sum();
+        out += &format!("shard {i}/{n}: {} deals, {games} games\n", mine.len());
+    }
+    out += &format!(
+        "finished: {}; to play now: {to_play}\n",
+        finished.indices.len()
+    );
+    for (i, bot) in config.bots.iter().enumerate() {
+        let games: u64 = all
+            .iter()
+            .filter(|d| d.bots.contains(&i))
+            .map(|d| d.seatings() as u64)
+            .sum();
+        out += &format!("  {:<20} {games} games\n", bot.name);
+    }
+    let per_game_ms = if finished.indices.is_empty() {
+        // At worst every move takes its whole limit, plus the start handshake.
+        let side = config
+            .boards
+            .iter()
+            .filter_map(|b| b.parse::<crate::rules::BoardKind>().ok())
+            .map(|b| b.squares().count() as u64)
+            .max()
+            .unwrap_or(64);
+        let moves = side.saturating_sub(4 + config.opening as u64);
+        let move_ms = config
+            .clock_ms
+            .map_or(config.move_ms, |c| config.move_ms.min(c / moves.max(1)));
+        moves * move_ms
+    } else {
+        finished.total_ms / finished.indices.len() as u64
+    };
+    let secs = to_play as f64 * per_game_ms as f64 / 1000.0 / concurrency as f64;
+    out += &format!(
+        "estimated time: {} at concurrency {concurrency} ({})\n",
+        super::runner::format_duration(secs),
+        if finished.indices.is_empty() {
+            "at most: every move taking its whole time limit".to_string()
+        } else {
+            format!(
+                "from the {} finished games' mean duration",
+                finished.indices.len()
+            )
+        }
+    );
+    out
+}

@@ -1,0 +1,468 @@
+//! A league's config file (TOML): read, checked, and compared with the config a league directory
+//! was started with. Errors name the key and what is wrong with it.
+
+use crate::limits::Limits;
+use crate::rules::{BoardKind, Rules, Setup};
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+/// The example config shipped in the repository and printed by `multiversi league --example`.
+pub const EXAMPLE: &str = include_str!("../../examples/league.toml");
+
+/// The file as written (every key the format knows; unknown keys are errors).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LeagueConfig {
+    /// The league's name: the records' `schedule.run` and the start of every game id.
+    pub name: String,
+    #[serde(default)]
+    pub seed: u64,
+    /// `round-robin` or `gauntlet`.
+    #[serde(default = "round_robin")]
+    pub format: String,
+    /// Gauntlet: the bots (by name) that sit in every game.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub candidates: Vec<String>,
+    /// 3, 4, or both (`[3, 4]`).
+    #[serde(default = "four")]
+    pub players: Players,
+    #[serde(default = "eight")]
+    pub boards: Vec<String>,
+    #[serde(default)]
+    pub anti: bool,
+    /// `"none"`, a list of squares, or a number of squares drawn at random per deal.
+    #[serde(default = "no_blocked")]
+    pub blocked: Blocked,
+    #[serde(default = "one")]
+    pub rounds: u32,
+    /// Random legal moves the referee plays before the bots take over, per deal.
+    #[serde(default)]
+    pub opening: u32,
+    /// Deals per round and game size drawn at random (balanced); absent: every combination.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sample: Option<u64>,
+    #[serde(default = "move_ms")]
+    pub move_ms: u64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub clock_ms: Option<u64>,
+    #[serde(default)]
+    pub increment_ms: u64,
+    #[serde(default = "startup_ms")]
+    pub startup_ms: u64,
+    #[serde(default = "grace_ms")]
+    pub grace_ms: u64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub concurrency: Option<usize>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub out: Option<PathBuf>,
+    /// Print the standings every this many games on a terminal (0: only at the end).
+    #[serde(default)]
+    pub standings_every: u64,
+    /// OS limits for every bot (see README, "Running unknown bots").
+    #[serde(default)]
+    pub limits: Limits,
+    #[serde(rename = "bot", default)]
+    pub bots: Vec<BotConfig>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct BotConfig {
+    pub name: String,
+    /// A command line (split like a shell would, no shell run) or `builtin:NAME`.
+    pub command: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cwd: Option<PathBuf>,
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub env: BTreeMap<String, String>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum Players {
+    One(u32),
+    Several(Vec<u32>),
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum Blocked {
+    Random(u32),
+    List(Vec<String>),
+    Word(String),
+}
+
+fn round_robin() -> String {
+    "round-robin".into()
+}
+fn four() -> Players {
+    Players::One(4)
+}
+fn eight() -> Vec<String> {
+    vec!["8x8".into()]
+}
+fn no_blocked() -> Blocked {
+    Blocked::Word("none".into())
+}
+fn one() -> u32 {
+    1
+}
+fn move_ms() -> u64 {
+    1000
+}
+fn startup_ms() -> u64 {
+    10000
+}
+fn grace_ms() -> u64 {
+    1000
+}
+
+/// What went wrong with a config: unreadable (exit 3) or wrong (exit 2).
+#[derive(Debug)]
+pub enum ConfigError {
+    Unreadable(String),
+    Invalid(String),
+}
+
+impl LeagueConfig {
+    /// Reads and checks a config file.
+    pub fn load(path: &Path) -> Result<LeagueConfig, ConfigError> {
+        let text = std::fs::read_to_string(path).map_err(|e| {
+            ConfigError::Unreadable(format!("{}: cannot read: {e}", path.display()))
+        })?;
+        LeagueConfig::parse(&text)
+            .map_err(|e| ConfigError::Invalid(format!("{}: {e}", path.display())))
+    }
+
+    /// Parses and checks a config's text; the error names the key and what is wrong.
+    pub fn parse(text: &str) -> Result<LeagueConfig, String> {
+        let config: LeagueConfig = toml::from_str(text).map_err(|e| {
+            // toml's message names the key, the line and the column; keep it on one screen.
+            e.to_string().trim_end().to_string()
+        })?;
+        config.check()?;
+        Ok(config)
+    }
+
+    /// Parses without checking: the copy kept in a league directory, whose bots' directories
+    /// may have moved since; only compared with the config given now, which is checked.
+    pub fn parse_copy(text: &str) -> Result<LeagueConfig, String> {
+        toml::from_str(text).map_err(|e| e.to_string().trim_end().to_string())
+    }
+
+    /// The game sizes asked for, ascending.
+    pub fn sizes(&self) -> Vec<usize> {
+        let mut sizes: Vec<usize> = match &self.players {
+            Players::One(n) => vec![*n as usize],
+            Players::Several(ns) => ns.iter().map(|&n| n as usize).collect(),
+        };
+        sizes.sort_unstable();
+        sizes.dedup();
+        sizes
+    }
+
+    /// The bots (by place in the list) that are gauntlet candidates.
+    pub fn candidate_places(&self) -> Vec<usize> {
+        self.bots
+            .iter()
+            .enumerate()
+            .filter(|(_, b)| self.candidates.contains(&b.name))
+            .map(|(i, _)| i)
+            .collect()
+    }
+
+    fn check(&self) -> Result<(), String> {
+        let name_ok = |s: &str| {
+            !s.is_empty()
+                && s.len() <= 64
+                && s.chars()
+                    .all(|c| c.is_ascii_alphanumeric() || "-_.".contains(c))
+        };
+        if !name_ok(&self.name) {
+            return Err(format!(
+                "name = {:?}: use 1 to 64 letters, digits, '-', '_' or '.'",
+                self.name
+            ));
+        }
+        let sizes = self.sizes();
+        if sizes.is_empty() || sizes.iter().any(|n| !(3..=4).contains(n)) {
+            return Err(format!(
+                "players = {}: a game is for 3 or 4 players (or [3, 4] for both)",
+                players_text(&self.players)
+            ));
+        }
+        if self.boards.is_empty() {
+            return Err("boards = []: give at least one board (8x8, 10x10 or octagon)".into());
+        }
+        for (i, board) in self.boards.iter().enumerate() {
+            board
+                .parse::<BoardKind>()
+                .map_err(|e| format!("boards[{i}] = {board:?}: {e}"))?;
+            if self.boards[..i].contains(board) {
+                return Err(format!("boards[{i}] = {board:?}: listed twice"));
+            }
+        }
+        match &self.blocked {
+            Blocked::Word(w) if w != "none" => {
+                return Err(format!(
+                    "blocked = {w:?}: use \"none\", a list of squares such as [\"c3\", \"f6\"], \
+                     or a number of squares to block at random in each deal"
+                ))
+            }
+            _ => {}
+        }
+        for board in &self.boards {
+            for &k in &sizes {
+                Rules::from_setup(&self.setup(board, k, 0))
+                    .map_err(|e| format!("blocked (on {board}): {e}"))?;
+            }
+        }
+        if self.rounds == 0 || self.rounds > super::schedule::MAX_ROUNDS {
+            return Err(format!(
+                "rounds = {}: from 1 to {}",
+                self.rounds,
+                super::schedule::MAX_ROUNDS
+            ));
+        }
+        if self.sample == Some(0) {
+            return Err("sample = 0: draw at least one deal per round".into());
+        }
+        if self.move_ms == 0 {
+            return Err("move_ms = 0: a move needs some time".into());
+        }
+        if self.clock_ms == Some(0) {
+            return Err("clock_ms = 0: a clock needs some time".into());
+        }
+        if self.concurrency == Some(0) {
+            return Err("concurrency = 0: play at least one game at a time".into());
+        }
+        self.limits
+            .check(|key| format!("limits.{key}"))
+            .map_err(|e| e.to_string())?;
+        if self.bots.len() > super::schedule::MAX_BOTS {
+            return Err(format!(
+                "{} bots: a league takes at most {}",
+                self.bots.len(),
+                super::schedule::MAX_BOTS
+            ));
+        }
+        for (i, bot) in self.bots.iter().enumerate() {
+            let at = format!("bot {} ([[bot]] number {})", bot.name, i + 1);
+            if !name_ok(&bot.name) {
+                return Err(format!(
+                    "[[bot]] number {}: name = {:?}: use 1 to 64 letters, digits, '-', '_' or '.'",
+                    i + 1,
+                    bot.name
+                ));
+            }
+            if self.bots[..i].iter().any(|b| b.name == bot.name) {
+                return Err(format!("{at}: name: another bot has this name"));
+            }
+            if bot.command.trim().is_empty() {
+                return Err(format!("{at}: command is empty"));
+            }
+            if let Some(dir) = &bot.cwd {
+                if !dir.is_dir() {
+                    return Err(format!("{at}: cwd = {:?}: not a directory", dir.display()));
+                }
+            }
+        }
+        match self.format.as_str() {
+            "round-robin" => {
+                if !self.candidates.is_empty() {
+                    return Err(
+                        "candidates: only a gauntlet has candidates (format = \"gauntlet\")".into(),
+                    );
+                }
+            }
+            "gauntlet" => {
+                if self.candidates.is_empty() {
+                    return Err("candidates: a gauntlet needs at least one candidate bot".into());
+                }
+                for c in &self.candidates {
+                    if !self.bots.iter().any(|b| &b.name == c) {
+                        return Err(format!("candidates: no bot is named {c:?}"));
+                    }
+                }
+                if self.candidates.len() >= sizes[0] {
+                    return Err(format!(
+                        "candidates: {} candidates leave no seat for the pool in a {}-player game",
+                        self.candidates.len(),
+                        sizes[0]
+                    ));
+                }
+            }
+            other => {
+                return Err(format!(
+                    "format = {other:?}: use \"round-robin\" or \"gauntlet\""
+                ))
+            }
+        }
+        if self.bots.len() < sizes[0] {
+            return Err(format!(
+                "{} bot(s) listed: a {}-player league needs at least {} ([[bot]] entries)",
+                self.bots.len(),
+                sizes[0],
+                sizes[0]
+            ));
+        }
+        Ok(())
+    }
+
+    /// The setup of one deal's games.
+    pub fn setup(&self, board: &str, players: usize, seed: u64) -> Setup {
+        let (blocked, blocked_random) = match &self.blocked {
+            Blocked::Random(n) => (String::new(), *n),
+            Blocked::List(list) => (list.join(","), 0),
+            Blocked::Word(_) => (String::new(), 0),
+        };
+        Setup {
+            players: players as u32,
+            board: board.to_string(),
+            anti: self.anti,
+            blocked,
+            blocked_random,
+            seed,
+        }
+    }
+
+    /// This config as TOML, for the league directory's copy.
+    pub fn to_toml(&self) -> String {
+        toml::to_string(self).unwrap_or_default()
+    }
+
+    /// Why a league directory started with `old` cannot go on with `self`; None if it can. Only
+    /// growth is allowed: bots added at the end of the list, more rounds; and what does not
+    /// change the games (concurrency, output directory, standings interval).
+    pub fn change_from(&self, old: &LeagueConfig) -> Option<String> {
+        let mut changes = Vec::new();
+        for (i, before) in old.bots.iter().enumerate() {
+            match self.bots.get(i) {
+                Some(now) if now == before => {}
+                Some(now) if now.name == before.name => changes.push(format!(
+                    "bot {}: its command, cwd or env changed",
+                    before.name
+                )),
+                _ => match self.bots.iter().position(|b| b.name == before.name) {
+                    Some(j) => changes.push(format!(
+                        "bot {} moved from place {} to {} (add new bots at the end)",
+                        before.name,
+                        i + 1,
+                        j + 1
+                    )),
+                    None => changes.push(format!("bot {} was removed", before.name)),
+                },
+            }
+        }
+        if self.rounds < old.rounds {
+            changes.push(format!(
+                "rounds went down from {} to {}",
+                old.rounds, self.rounds
+            ));
+        }
+        let comparable = |c: &LeagueConfig| {
+            let mut v = serde_json::to_value(LeagueConfig {
+                bots: Vec::new(),
+                rounds: 0,
+                concurrency: None,
+                out: None,
+                standings_every: 0,
+                ..c.clone()
+            })
+            .unwrap_or_default();
+            v.as_object_mut().map(std::mem::take).unwrap_or_default()
+        };
+        let (now, before) = (comparable(self), comparable(old));
+        for (key, value) in &before {
+            let new = now.get(key).cloned().unwrap_or(serde_json::Value::Null);
+            if &new != value {
+                changes.push(format!("{key} was {value}, now {new}"));
+            }
+        }
+        for (key, value) in &now {
+            if !before.contains_key(key) {
+                changes.push(format!("{key} is new: {value}"));
+            }
+        }
+        (!changes.is_empty()).then(|| changes.join("; "))
+    }
+}
+
+fn players_text(p: &Players) -> String {
+    match p {
+        Players::One(n) => n.to_string(),
+        Players::Several(ns) => format!("{ns:?}"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const BASE: &str = "name = \"t\"\n[[bot]]\nname = \"a\"\ncommand = \"builtin:random\"\n\
+        [[bot]]\nname = \"b\"\ncommand = \"builtin:greedy\"\n[[bot]]\nname = \"c\"\n\
+        command = \"builtin:random\"\n[[bot]]\nname = \"d\"\ncommand = \"builtin:random\"\n";
+
+    #[test]
+    fn the_example_parses() {
+        let config = LeagueConfig::parse(EXAMPLE).unwrap();
+        assert!(config.bots.len() >= 4);
+    }
+
+    #[test]
+    fn errors_name_the_key() {
+        let cases = [
+            ("players = 5\n", "players = 5"),
+            ("boards = [\"9x9\"]\n", "boards[0]"),
+            ("blocked = \"some\"\n", "blocked = \"some\""),
+            ("blocked = [\"d4\"]\n", "blocked (on 8x8)"),
+            ("rounds = 0\n", "rounds = 0"),
+            ("colour = 1\n", "colour"),
+            ("format = \"swiss\"\n", "format = \"swiss\""),
+            (
+                "format = \"gauntlet\"\ncandidates = [\"z\"]\n",
+                "no bot is named \"z\"",
+            ),
+            ("move_ms = \"fast\"\n", "move_ms"),
+        ];
+        for (extra, expected) in cases {
+            let text = format!("{extra}{BASE}");
+            let e = LeagueConfig::parse(&text).unwrap_err();
+            assert!(e.contains(expected), "{extra}: {e}");
+        }
+        let twice = BASE.replace("name = \"b\"", "name = \"a\"");
+        assert!(LeagueConfig::parse(&twice)
+            .unwrap_err()
+            .contains("another bot has this name"));
+    }
+
+    #[test]
+    fn only_growth_is_allowed() {
+        let old = LeagueConfig::parse(BASE).unwrap();
+        let grown = LeagueConfig::parse(&format!(
+            "rounds = 2\nconcurrency = 1\n{BASE}[[bot]]\nname = \"e\"\ncommand = \"x\"\n"
+        ))
+        .unwrap();
+        assert_eq!(grown.change_from(&old), None);
+        let reseeded = LeagueConfig::parse(&format!("seed = 3\n{BASE}")).unwrap();
+        assert!(reseeded
+            .change_from(&old)
+            .unwrap()
+            .contains("seed was 0, now 3"));
+        let renamed = LeagueConfig::parse(&BASE.replace("\"d\"", "\"e\"")).unwrap();
+        assert!(renamed
+            .change_from(&old)
+            .unwrap()
+            .contains("bot d was removed"));
+        let swapped = LeagueConfig::parse(&BASE.replace("builtin:greedy", "builtin:best")).unwrap();
+        assert!(swapped
+            .change_from(&old)
+            .unwrap()
+            .contains("bot b: its command"));
+        assert!(old
+            .change_from(&grown)
+            .unwrap()
+            .contains("rounds went down"));
+    }
+}

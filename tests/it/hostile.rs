@@ -1,0 +1,391 @@
+//! Bots that attack the referee on purpose (`tests/bots/bad.py`): lines nobody asked for, bots
+//! that die between their turns, floods on stdout and stderr, lines at the cap, squares that
+//! name nothing. Each test pins down one defect found by such bots.
+
+use crate::faults::assert_no_process_left;
+use crate::matches::check_record;
+use crate::support::*;
+use multiversi::record::{FaultKind, GameRecord};
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
+use std::time::{Duration, Instant};
+
+/// The command line of the scripted bot.
+fn bad_bot(pids: &Path, mode: &str, turn: u32, arg: &str) -> String {
+    format!(
+        "python3 {}/tests/bots/bad.py {} {mode} {turn} {arg}",
+        env!("CARGO_MANIFEST_DIR"),
+        pids.display()
+    )
+}
+
+/// Runs a match of `bots` with `extra` options, checks that it succeeded and left no scripted
+/// process behind, and returns its records.
+fn play(dir: &Path, bots: &[String], extra: &[&str]) -> (Vec<GameRecord>, String) {
+    let record = dir.join("games.jsonl");
+    let mut args: Vec<&str> = vec!["match"];
+    args.extend(bots.iter().map(String::as_str));
+    args.extend([
+        "--seed",
+        "3",
+        "--startup-ms",
+        "10000",
+        "--grace-ms",
+        "200",
+        "--record",
+        record.to_str().unwrap(),
+    ]);
+    args.extend(extra);
+    let out = run(&args);
+    assert!(out.status.success(), "{bots:?}: {}", stderr(&out));
+    assert_no_process_left(&dir.join("pids"));
+    (read_records(&record), stderr(&out))
+}
+
+/// The seat of the scripted bot playing `mode`.
+fn seat_of(r: &GameRecord, mode: &str) -> usize {
+    r.seats
+        .iter()
+        .position(|s| s.command.iter().any(|word| word == mode))
+        .unwrap_or_else(|| panic!("no seat plays {mode}: {:?}", r.seats))
+}
+
+/// `replay --verify` accepts every game of the record file.
+fn verify_holds(path: &Path) {
+    let out = run(&["replay", "--verify", path.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(0), "{}", stdout(&out));
+}
+
+#[test]
+fn a_second_answer_is_malformed_at_the_ply_it_arrives_in_every_game() {
+    // Answers twice at its first turn of each game: both lines in one write, or the second 5 ms
+    // after the first while the next bot thinks (both others take 150 ms at their first two
+    // turns, whatever the seating). Either way the extra line is noticed before anything else
+    // goes out, at the ply after its move.
+    let handles: Vec<_> = [("spam", "0"), ("spam-later", "5")]
+        .into_iter()
+        .map(|(mode, delay)| {
+            std::thread::spawn(move || {
+                let dir = temp_dir(&format!("hostile-{mode}"));
+                let pids = dir.join("pids");
+                let bots = [
+                    bad_bot(&pids, mode, 1, delay),
+                    bad_bot(&pids, "slow", 2, "150"),
+                    bad_bot(&pids, "slow", 2, "150"),
+                ];
+                let (records, _) = play(&dir, &bots, &["--games", "20"]);
+                assert_eq!(records.len(), 20);
+                for r in &records {
+                    check_record(r);
+                    let s = seat_of(r, mode);
+                    assert_eq!(r.faults.len(), 1, "{mode}: {:?}", r.faults);
+                    let f = &r.faults[0];
+                    assert_eq!(
+                        (f.seat, f.kind, f.ply),
+                        (s, FaultKind::Malformed, s as u32 + 1),
+                        "{mode}: {f:?}"
+                    );
+                    assert!(f.detail.contains("no reply was due"), "{f:?}");
+                    assert!(f.text.as_deref().unwrap_or("").contains("\"move\""));
+                    // Its one answer was played as its move.
+                    assert_eq!(r.moves[s].seat, s);
+                    assert!(r.moves.iter().all(|m| m.seat != s || m.ply == s as u32));
+                }
+                verify_holds(&dir.join("games.jsonl"));
+            })
+        })
+        .collect();
+    for h in handles {
+        h.join().expect("case passed");
+    }
+}
+
+#[test]
+fn a_move_before_any_turn_and_a_death_between_turns_are_faults_when_they_happen() {
+    let handles: Vec<_> = [("eager", 0u32), ("die-later", 1)]
+        .into_iter()
+        .map(|(mode, turn)| {
+            std::thread::spawn(move || {
+                let dir = temp_dir(&format!("hostile-{mode}"));
+                let pids = dir.join("pids");
+                // Whatever the seating, the bot after it thinks for 150 ms at its first two turns.
+                let bots = [
+                    bad_bot(&pids, mode, turn, "5"),
+                    bad_bot(&pids, "slow", 2, "150"),
+                    bad_bot(&pids, "slow", 2, "150"),
+                ];
+                let (records, err) = play(&dir, &bots, &[]);
+                let r = &records[0];
+                check_record(r);
+                let s = seat_of(r, mode);
+                assert_eq!(r.faults.len(), 1, "{mode}: {:?}", r.faults);
+                let f = &r.faults[0];
+                assert_eq!(f.seat, s);
+                if mode == "eager" {
+                    // Its move came with its ready, before any turn: noticed at the start.
+                    assert_eq!((f.kind, f.ply), (FaultKind::Malformed, 0), "{f:?}");
+                    assert!(f.detail.contains("no reply was due"), "{f:?}");
+                    assert!(f.text.as_deref().unwrap_or("").contains("d3"), "{f:?}");
+                    assert!(r.moves.iter().all(|m| m.seat != s));
+                } else {
+                    // It answered at its first turn and died while the next seat was thinking.
+                    assert_eq!((f.kind, f.ply), (FaultKind::Crash, s as u32 + 1), "{f:?}");
+                    assert!(f.detail.contains("exit code 3"), "{f:?}");
+                    assert!(f.detail.contains("no reply was due"), "{f:?}");
+                    assert_eq!(r.moves[s].seat, s);
+                }
+                assert!(err.contains("disqualified"), "{err}");
+                verify_holds(&dir.join("games.jsonl"));
+            })
+        })
+        .collect();
+    for h in handles {
+        h.join().expect("case passed");
+    }
+}
+
+/// The peak resident memory of a process (`VmHWM`), in kB.
+fn peak_rss_kb(pid: u32) -> Option<u64> {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+    line.split_whitespace().nth(1)?.parse().ok()
+}
+
+/// The bound the issue sets on the referee's peak memory, whatever a bot writes.
+const PEAK_RSS_LIMIT_KB: u64 = 8 * 1024;
+
+/// Plays one game with `flooder` among three other bots, one of which lingers after the game
+/// (it ignores SIGTERM), so the referee is still alive when the game's record is written; reads
+/// the referee's peak memory then. Returns it with the record.
+fn peak_rss_of_a_match_with(dir: &Path, flooder: &str) -> (u64, GameRecord) {
+    let pids = dir.join("pids");
+    let record = dir.join("games.jsonl");
+    let linger = bad_bot(&pids, "linger", 0, "0");
+    let mut referee = multiversi()
+        .args([
+            "match",
+            flooder,
+            &linger,
+            "builtin:random",
+            "builtin:greedy",
+            "--seed",
+            "4",
+            "--startup-ms",
+            "10000",
+            "--grace-ms",
+            "1000",
+            "--record",
+            record.to_str().unwrap(),
+        ])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("referee starts");
+    let until = Instant::now() + Duration::from_secs(60);
+    let mut peak = None;
+    while Instant::now() < until {
+        // The record is written before the bots are shut down: the lingering bot keeps the
+        // referee waiting for a second and a half after that.
+        if std::fs::read_to_string(&record).is_ok_and(|t| t.ends_with('\n')) {
+            peak = peak_rss_kb(referee.id());
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    let status = referee.wait().expect("referee ends");
+    assert!(status.success(), "{flooder}: {status:?}");
+    assert_no_process_left(&pids);
+    let peak = peak.expect("the referee's peak memory, read while it was still running");
+    (peak, read_records(&record).remove(0))
+}
+
+#[test]
+fn the_referee_stays_under_8_mb_whatever_a_bot_writes() {
+    // An endless line as its answer and an endless line while another bot thinks, both through a
+    // 1 MiB pipe; and a flood on stderr for the whole game, also through a 1 MiB pipe.
+    let handles: Vec<_> = ["flood-pipe", "flood-idle", "flood-stderr"]
+        .into_iter()
+        .map(|mode| {
+            std::thread::spawn(move || {
+                let dir = temp_dir(&format!("hostile-rss-{mode}"));
+                let flooder = bad_bot(&dir.join("pids"), mode, 1, "0");
+                let (peak, r) = peak_rss_of_a_match_with(&dir, &flooder);
+                println!("{mode}: referee peak RSS {peak} kB");
+                assert!(
+                    peak < PEAK_RSS_LIMIT_KB,
+                    "{mode}: the referee peaked at {peak} kB"
+                );
+                check_record(&r);
+                if mode == "flood-stderr" {
+                    // Nobody is starved: every bot plays the whole game.
+                    assert!(r.faults.is_empty(), "{mode}: {:?}", r.faults);
+                } else {
+                    assert_eq!(r.faults.len(), 1, "{mode}: {:?}", r.faults);
+                    let f = &r.faults[0];
+                    let s = seat_of(&r, mode);
+                    assert_eq!((f.seat, f.kind), (s, FaultKind::Malformed), "{f:?}");
+                    assert!(f.detail.contains("longer than 16384 bytes"), "{f:?}");
+                    let first_turn = s as u32;
+                    if mode == "flood-pipe" {
+                        // As its answer, at its own turn.
+                        assert_eq!(f.ply, first_turn, "{f:?}");
+                    } else {
+                        // Unasked, while other bots think (the flood takes the bot a moment
+                        // to start), and never read as the answer to its next turn.
+                        assert!((first_turn + 1..first_turn + 4).contains(&f.ply), "{f:?}");
+                        assert!(f.detail.contains("no reply was due"), "{f:?}");
+                    }
+                }
+            })
+        })
+        .collect();
+    for h in handles {
+        h.join().expect("case passed");
+    }
+}
+
+#[test]
+fn a_line_at_the_cap_may_end_in_crlf_and_a_square_that_names_nothing_is_illegal() {
+    let handles: Vec<_> = [("crlf", ""), ("square", "z9"), ("square", "aa1")]
+        .into_iter()
+        .map(|(mode, square)| {
+            std::thread::spawn(move || {
+                let dir: PathBuf = temp_dir(&format!("hostile-{mode}-{square}"));
+                let pids = dir.join("pids");
+                let bots = [
+                    bad_bot(&pids, mode, 1, square),
+                    "builtin:random".to_string(),
+                    "builtin:greedy".to_string(),
+                ];
+                let (records, _) = play(&dir, &bots, &[]);
+                let r = &records[0];
+                check_record(r);
+                if mode == "crlf" {
+                    // 16384 bytes and then \r\n: at the cap, not over it.
+                    assert!(r.faults.is_empty(), "{:?}", r.faults);
+                    return;
+                }
+                // Off the board or no square at all: one rule, an illegal move.
+                assert_eq!(r.faults.len(), 1, "{:?}", r.faults);
+                let f = &r.faults[0];
+                let s = seat_of(r, mode);
+                assert_eq!(
+                    (f.seat, f.kind, f.ply),
+                    (s, FaultKind::Illegal, s as u32),
+                    "{f:?}"
+                );
+                assert_eq!(
+                    f.detail,
+                    format!("illegal move {square}: the square is not on the board")
+                );
+            })
+        })
+        .collect();
+    for h in handles {
+        h.join().expect("case passed");
+    }
+}
+
+#[test]
+fn the_log_cap_holds_per_bot_across_restarts_and_an_unopenable_log_exits_5() {
+    // 300 KB of stderr at the start of each of 5 games, the bot started afresh for each: the
+    // log keeps the first MiB of the whole match and says where it stopped.
+    let dir = temp_dir("hostile-log-cap");
+    let pids = dir.join("pids");
+    let logs = dir.join("logs");
+    let bots = [
+        bad_bot(&pids, "chatty-start", 0, "0"),
+        "builtin:random".to_string(),
+        "builtin:greedy".to_string(),
+    ];
+    let (records, _) = play(
+        &dir,
+        &bots,
+        &[
+            "--games",
+            "5",
+            "--restart",
+            "--log-dir",
+            logs.to_str().unwrap(),
+        ],
+    );
+    assert!(records.iter().all(|r| r.faults.is_empty()));
+    assert_eq!(std::fs::read_to_string(&pids).unwrap().lines().count(), 5);
+    let log = std::fs::read(logs.join("bot1-bad.log")).expect("log");
+    assert!(log.len() < (1 << 20) + 200, "{}", log.len());
+    let text = String::from_utf8_lossy(&log);
+    assert_eq!(text.matches("log capped at 1048576 bytes").count(), 1);
+
+    // A log that cannot be opened (its name is taken by a directory) is output that cannot be
+    // written: exit 5, naming the file; no bot is started.
+    std::fs::create_dir_all(logs.join("bot1-random.log")).unwrap();
+    let out = run(&[
+        "match",
+        "builtin:random",
+        "builtin:greedy",
+        "builtin:random",
+        "--log-dir",
+        logs.to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(5), "{}", stderr(&out));
+    assert!(stderr(&out).contains("bot1-random.log"), "{}", stderr(&out));
+}
+
+#[test]
+fn log_protocol_keeps_every_line_both_ways_with_the_time() {
+    let dir = temp_dir("hostile-log-protocol");
+    let logs = dir.join("logs");
+    let plain = dir.join("plain");
+    let bots = ["builtin:random", "builtin:greedy", "builtin:random"];
+    for (logs, protocol) in [(&logs, true), (&plain, false)] {
+        let mut args = vec!["match", "--seed", "2", "--log-dir", logs.to_str().unwrap()];
+        args.extend(bots);
+        if protocol {
+            args.push("--log-protocol");
+        }
+        let out = run(&args);
+        assert!(out.status.success(), "{}", stderr(&out));
+    }
+    let log = std::fs::read_to_string(logs.join("bot2-greedy.log")).expect("log");
+    let lines: Vec<&str> = log.lines().collect();
+    // `[multiversi HH:MM:SS.mmm] > line` to the bot, `<` from it, in the order they went.
+    let entry = |dir: char, kind: &str| {
+        lines.iter().position(|l| {
+            let Some(rest) = l.strip_prefix("[multiversi ") else {
+                return false;
+            };
+            let (time, line) = rest.split_at(12);
+            let b = time.as_bytes();
+            b[2] == b':'
+                && b[5] == b':'
+                && b[8] == b'.'
+                && time.chars().filter(char::is_ascii_digit).count() == 9
+                && line.starts_with(&format!("] {dir} {{\"type\":\"{kind}\""))
+        })
+    };
+    let order: Vec<Option<usize>> = [
+        ('>', "start"),
+        ('<', "ready"),
+        ('>', "turn"),
+        ('<', "move"),
+        ('>', "end"),
+    ]
+    .iter()
+    .map(|&(d, k)| entry(d, k))
+    .collect();
+    assert!(order.iter().all(Option::is_some), "{order:?}\n{log}");
+    assert!(order.windows(2).all(|w| w[0] < w[1]), "{order:?}\n{log}");
+    let turns = lines
+        .iter()
+        .filter(|l| l.contains("] > {\"type\":\"turn\""))
+        .count();
+    let moves = lines
+        .iter()
+        .filter(|l| l.contains("] < {\"type\":\"move\""))
+        .count();
+    assert!(turns > 5 && turns == moves, "{turns} turns, {moves} moves");
+    // Without the option, the log has the notes but no protocol lines.
+    let plain = std::fs::read_to_string(plain.join("bot2-greedy.log")).expect("log");
+    assert!(plain.contains("[multiversi] game"), "{plain}");
+    assert!(!plain.contains("{\"type\""), "{plain}");
+}
