@@ -290,7 +290,7 @@ pub fn run_league(args: &LeagueArgs) -> Result<()> {
             format!("{}: cannot create: {e}", logs.display()),
         )
     })?;
-    set_logs(&mut bots, &logs);
+    set_logs(&mut bots, &logs, false)?;
     let record_path = out.join(records_name(shard));
     let record = session::open_records(&record_path, "league records")?;
     eprintln!(
