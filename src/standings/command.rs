@@ -134,19 +134,23 @@ pub fn from_files(
     standings.damaged_lines = read.damaged.len();
     standings.duplicates = read.duplicates.len();
     if let Some(out) = out {
-        write_reports(out.dir, &standings)?;
+        write_reports(out.dir, &standings, out.viewer.then_some(VIEWER_FILE))?;
     }
     Ok(standings)
 }
 
-/// Writes `standings.json` and `standings.csv` into `dir`, each through a temporary file and
-/// a rename.
-pub fn write_reports(dir: &Path, standings: &Standings) -> Result<()> {
+/// Writes `standings.json`, `standings.csv` and `standings.html` into `dir`, each through a
+/// temporary file and a rename. `viewer` is the replay viewer's file name the page links games
+/// to (None: no links).
+pub fn write_reports(dir: &Path, standings: &Standings, viewer: Option<&str>) -> Result<()> {
     write_atomically(&dir.join(JSON_FILE), |f| {
         f.write_all(report::json(standings).as_bytes())
     })?;
     write_atomically(&dir.join(CSV_FILE), |f| {
         f.write_all(report::csv(standings).as_bytes())
+    })?;
+    write_atomically(&dir.join(HTML_FILE), |f| {
+        f.write_all(report::html::page(standings, viewer).as_bytes())
     })?;
     Ok(())
 }

@@ -109,7 +109,8 @@ pub struct GameLine {
     /// Per seat: the bot's index in `Standings::bots`, its fractional place, whether it was
     /// disqualified.
     pub seats: Vec<(u32, f32, bool)>,
-    pub draw: bool,
+    /// The winner's index in `Standings::bots`; None for a draw for the whole table.
+    pub winner: Option<u32>,
 }
 
 /// Computes the standings of the games. Fails only when the anchor bot is not among them.
@@ -185,7 +186,12 @@ pub fn compute(games: &Games, options: &Options) -> Result<Standings, String> {
                 .iter()
                 .map(|s| (rank_of[s.bot as usize], s.place, s.fault.is_some()))
                 .collect(),
-            draw: matches!(g.result, crate::rules::Outcome::Draw),
+            winner: match g.result {
+                crate::rules::Outcome::Win { winner } => {
+                    g.seats.get(winner).map(|s| rank_of[s.bot as usize])
+                }
+                crate::rules::Outcome::Draw => None,
+            },
         })
         .collect();
     Ok(Standings {

@@ -1,6 +1,8 @@
 //! The standings for people and for machines: a terminal table, `standings.json` (versioned, see
 //! protocol/STANDINGS.md), `standings.csv` (one line per bot) and `standings.html` (`html`).
 
+pub mod html;
+
 use super::games::{fault_name, FAULT_KINDS};
 use super::Standings;
 use crate::text::visible;
@@ -159,11 +161,14 @@ pub fn summary_line(s: &Standings) -> String {
             "none".into()
         }
     );
+    let plural = |n: usize| if n == 1 { "" } else { "s" };
     if s.damaged_lines > 0 {
-        let _ = write!(line, "; {} damaged lines skipped", s.damaged_lines);
+        let n = s.damaged_lines;
+        let _ = write!(line, "; {n} damaged line{} skipped", plural(n));
     }
     if s.duplicates > 0 {
-        let _ = write!(line, "; {} duplicate games counted once", s.duplicates);
+        let n = s.duplicates;
+        let _ = write!(line, "; {n} game{} read twice, counted once", plural(n));
     }
     line
 }

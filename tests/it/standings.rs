@@ -141,6 +141,40 @@ fn expected(records: &[GameRecord]) -> BTreeMap<String, Expected> {
     out
 }
 
+/// Runs `tests/browser/standings.test.mjs` on the output directory in headless Chromium (set up
+/// by `.ci/setup-browser`, like the replay viewer's browser test; missing, it fails and says so).
+fn browser_check(out_dir: &Path) {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/browser");
+    let chromium = std::env::var("CHROMIUM").unwrap_or_else(|_| "/usr/bin/chromium".into());
+    assert!(
+        Path::new(&chromium).exists() && dir.join("node_modules/playwright-core").exists(),
+        "the standings browser check needs chromium and tests/browser/node_modules: run `bash .ci/setup-browser`"
+    );
+    let out = std::process::Command::new("node")
+        .current_dir(&dir)
+        .env("CHROMIUM", &chromium)
+        .arg("standings.test.mjs")
+        .arg("--dir")
+        .arg(out_dir)
+        .output()
+        .expect("node runs");
+    let text =
+        String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr);
+    assert!(
+        out.status.success(),
+        "standings browser check failed:\n{text}"
+    );
+    assert!(text.contains(" passed, 0 failed"), "{text}");
+}
+
+/// The games JSON inside a replay viewer page.
+fn viewer_data(page: &str) -> Value {
+    let start =
+        page.find("type=\"application/json\">").unwrap() + "type=\"application/json\">".len();
+    let end = start + page[start..].find("</script>").unwrap();
+    serde_json::from_str(&page[start..end]).unwrap()
+}
+
 fn close(a: f64, b: f64, tolerance: f64) -> bool {
     (a - b).abs() <= tolerance
 }
@@ -305,6 +339,42 @@ fn standings_of_merged_matches_match_the_records() {
     let first = table.lines().nth(1).unwrap();
     assert!(first.contains(bots[0]["bot"].as_str().unwrap()), "{table}");
     assert!(table.contains("29 games in 5 deals"), "{table}");
+
+    // The page: every bot, the plot, the tables, and every game linked into the viewer beside
+    // it, where game N is the N-th game counted.
+    let page = std::fs::read_to_string(out_dir.join("standings.html")).unwrap();
+    for bot in bots {
+        assert!(page.contains(bot["bot"].as_str().unwrap()));
+    }
+    assert_eq!(page.matches("<circle class=\"point\"").count(), bots.len());
+    for id in ["head-to-head", "superiority", "seats", "games"] {
+        assert!(page.contains(&format!("<h2 id=\"{id}\">")), "{id}");
+    }
+    assert!(!page.contains("<script") && !page.contains("src="));
+    let viewer = std::fs::read_to_string(out_dir.join("games.html")).unwrap();
+    let data = viewer_data(&viewer);
+    let shown = data["games"].as_array().unwrap();
+    assert_eq!(shown.len(), 29);
+    for (i, game) in shown.iter().enumerate() {
+        let n = i + 1;
+        let id = game["record"]["game"].as_str().unwrap();
+        assert!(
+            page.contains(&format!(
+                "<a href=\"games.html#game={n}\">{n}</a></td><td class=\"name\">{id}</td>"
+            )),
+            "game {n} ({id}) is not linked as the viewer's game {n}"
+        );
+    }
+    // The viewer's games are the records read, in order, each once.
+    let ids: Vec<&str> = records.iter().map(|r| r.game.as_str()).collect();
+    let shown_ids: Vec<&str> = shown
+        .iter()
+        .map(|g| g["record"]["game"].as_str().unwrap())
+        .collect();
+    assert_eq!(shown_ids, ids);
+
+    // In a real browser: the page loads clean and its links open the right games.
+    browser_check(&out_dir);
 
     // The same inputs and seed give the same file, byte for byte.
     let again = dir.join("again");
