@@ -175,7 +175,8 @@ pub fn compute(games: &Games, options: &Options) -> Result<Standings, String> {
         })
         .collect();
     let pairs = tally::head_to_head(&games.games, n);
-    let game_list = games
+    // The page lists the games as read, like the replay viewer it links to.
+    let mut game_list: Vec<GameLine> = games
         .games
         .iter()
         .map(|g| GameLine {
@@ -194,6 +195,7 @@ pub fn compute(games: &Games, options: &Options) -> Result<Standings, String> {
             },
         })
         .collect();
+    game_list.sort_by_key(|g| g.number);
     Ok(Standings {
         games: games.games.len(),
         deals: games.deals as usize,
