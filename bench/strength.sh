@@ -5,7 +5,12 @@
 # test) is computed from the records by bench/table.py.
 #
 #   bench/strength.sh            # the full run (about 5-10 minutes)
-#   GAMES=24 SMALL=12 bench/strength.sh   # a quicker, rougher run
+#   GAMES=24 SMALL=12 SHORT=24 bench/strength.sh   # a quicker, rougher run
+#   ONLY=ms bench/strength.sh    # only the matchups whose id matches (here: the short limits)
+#
+# Most matchups play at MOVE_MS per move; the short-limit ones (ids ending in 20ms and 50ms) at
+# 20 and 50 ms, where an engine must keep searching without answering late. Each match plays one
+# game at a time (--concurrency 1), so that two matches share the two cores of the machine.
 #
 # Fixed seeds make the line-ups, seats and random bots repeat; search engines depend on the clock,
 # so their games differ from run to run within the intervals. At most two matches run at once.
@@ -14,6 +19,8 @@ cd "$(dirname "$0")/.."
 
 GAMES=${GAMES:-96}    # the bars' matchups
 SMALL=${SMALL:-48}    # other rules and head-to-head
+SHORT=${SHORT:-48}    # short move limits
+ONLY=${ONLY:-}        # run only the matchups whose id contains this
 MOVE_MS=${MOVE_MS:-100}
 SEED=${SEED:-2026}
 OUT=${OUT:-target/strength}
@@ -24,16 +31,17 @@ BIN=target/release/multiversi
 rm -rf "$OUT"
 mkdir -p "$OUT"
 
-# matchup ID GAMES "TITLE" HERO OPPONENT... [-- MATCH OPTIONS]
+# [MS=N] matchup ID GAMES "TITLE" HERO OPPONENT... [-- MATCH OPTIONS]
 matchup() {
-    local id=$1 games=$2 title=$3 hero=$4
+    local id=$1 games=$2 title=$3 hero=$4 ms=${MS:-$MOVE_MS}
     shift 4
+    case "$id" in *"$ONLY"*) ;; *) return 0 ;; esac
     local bots=("$hero") opts=()
     while [ $# -gt 0 ] && [ "$1" != "--" ]; do bots+=("$1"); shift; done
     [ $# -gt 0 ] && shift && opts=("$@")
     echo "$hero" >"$OUT/$id.hero"
-    echo "$title" >"$OUT/$id.title"
-    "$BIN" match "${bots[@]}" --games "$games" --move-ms "$MOVE_MS" --seed "$SEED" --concurrency 1 \
+    echo "$title, $ms ms per move" >"$OUT/$id.title"
+    "$BIN" match "${bots[@]}" --games "$games" --move-ms "$ms" --seed "$SEED" --concurrency 1 \
         --record "$OUT/$id.jsonl" "${opts[@]}" >"$OUT/$id.table" 2>"$OUT/$id.log" &
     # Never more than two matches at once.
     while [ "$(jobs -rp | wc -l)" -ge 2 ]; do wait -n || true; done
@@ -53,7 +61,13 @@ matchup 10-brsplus-brs "$SMALL" "brs+ vs 3 brs, 8x8, 4 players" builtin:brs+ bui
 matchup 11-brsplus-greedy "$SMALL" "brs+ vs 3 greedy, 8x8, 4 players" builtin:brs+ $G $G $G
 matchup 12-mcts-brs "$SMALL" "mcts vs 3 brs, 8x8, 4 players" builtin:mcts builtin:brs builtin:brs builtin:brs
 matchup 13-mcts-brsplus-3p10 "$SMALL" "mcts vs 2 brs+, 10x10, 3 players" builtin:mcts builtin:brs+ builtin:brs+ -- --board 10x10
+B=builtin:brs+
+for ms in 20 50; do
+    MS=$ms matchup "14-best-greedy-${ms}ms" "$SHORT" "best vs 3 greedy, 8x8, 4 players" "$BEST" $G $G $G
+    MS=$ms matchup "15-best-random-${ms}ms" "$SHORT" "best vs 3 random, 8x8, 4 players" "$BEST" $R $R $R
+    MS=$ms matchup "16-best-brsplus-${ms}ms" "$SHORT" "best vs 3 brs+, 8x8, 4 players" "$BEST" $B $B $B
+done
 wait
 
-echo "seed $SEED, $MOVE_MS ms per move, seats rotated; records in $OUT"
+echo "seed $SEED, $MOVE_MS ms per move unless the matchup says otherwise, seats rotated; records in $OUT"
 python3 bench/table.py "$OUT"

@@ -20,6 +20,7 @@ pub fn serve(name: &str, seed: u64) -> Result<(), String> {
     let stdin = io::stdin();
     let mut out = io::stdout().lock();
     let mut game: Option<(Rules, Seat)> = None;
+    let mut latency = super::time::Latency::default();
     let mut line = String::new();
     let mut input = stdin.lock();
     loop {
@@ -36,6 +37,7 @@ pub fn serve(name: &str, seed: u64) -> Result<(), String> {
         let reply = match message {
             ToBot::Start { rules, seat, .. } => {
                 bot.new_game(&rules, seat);
+                latency.probe();
                 game = Some((rules, seat));
                 format!(
                     "{{\"type\":\"ready\",\"name\":{},\"version\":\"{}\"}}",
@@ -60,8 +62,15 @@ pub fn serve(name: &str, seed: u64) -> Result<(), String> {
                 let clock = clocks_ms.get(seat).copied().flatten();
                 let ms = move_budget_ms(time_ms, clock, &position);
                 let budget = Duration::from_secs_f64(ms as f64 * TIME_SHARE / 1000.0);
-                let square = bot.choose(&position, received + budget);
-                format!("{{\"type\":\"move\",\"square\":\"{square}\"}}")
+                // What this bot has seen of its own lateness comes off the deadline first.
+                let deadline = received + budget.saturating_sub(latency.margin());
+                let square = bot.choose(&position, deadline);
+                let reply = format!("{{\"type\":\"move\",\"square\":\"{square}\"}}");
+                writeln!(out, "{reply}")
+                    .and_then(|()| out.flush())
+                    .map_err(|e| format!("writing stdout: {e}"))?;
+                latency.observe(super::time::stop_time(received, deadline), Instant::now());
+                continue;
             }
             ToBot::End { .. } => continue,
         };

@@ -1,29 +1,82 @@
 //! Time discipline shared by the search engines.
 //!
-//! The deadline an engine gets is the referee's limit for this move (`multiversi bot` passes 80%
-//! of the move time). Between the engine's answer and the referee's clock lie the protocol's
-//! pipes, the process scheduler and, on a busy machine, everything else that runs there. On the
-//! shared development machine (load 5-10 on two cores) answers were seen to reach the referee
-//! up to ~90 ms after the search stopped — even `greedy`, which thinks for a tenth of a
-//! millisecond, once took 88 ms — and a move that arrives late loses the game. That delay does
-//! not grow with the move time, so an engine keeps a fixed `MARGIN` unused and otherwise uses
-//! `SHARE` of the time left: at 100 ms per move it searches about 10 ms (measured to be about as strong
-//! against `greedy` and `random` as 24 ms), at 1 s per move 600 ms.
+//! Between an engine's answer and the referee's clock lie the protocol's pipes, the process
+//! scheduler and, on a busy machine, everything else that runs there; a move that arrives late
+//! loses the game. Two things keep answers in time, at every move limit from 20 ms up:
+//!
+//! - `stop_time`: a search keeps a margin that grows with the time it has (three quarters of it,
+//!   up to `MARGIN_CAP`) and uses at most `SHARE` of it. A fixed margin (it was 70 ms) left
+//!   nothing to search below about 90 ms per move, so `best` played instantly there and lost to
+//!   `random`; a margin in proportion keeps it searching (4 ms at 20 ms per move, 10 ms at 50,
+//!   20 ms at 100), and the cap keeps long limits for searching (600 ms at 1 s per move).
+//! - `Latency`: the bot measures how late its own answers go out compared with when its search
+//!   was told to stop (a search that overran its check, a preempted process, a slow pipe) and
+//!   moves its deadline earlier by twice the worst recent lateness. On an idle machine that is a
+//!   fraction of a millisecond; on a loaded one (answers were seen up to ~90 ms late at load 5–10
+//!   on two cores) the margin grows with what the bot actually sees, and shrinks again slowly when
+//!   the machine calms down. Each game starts with a probe of how long the bot waits for the
+//!   processor after a short sleep, so that the first moves of a game on a loaded machine are
+//!   not played as if it were idle.
 
 use crate::rules::{Position, Square};
 use std::time::{Duration, Instant};
 
-/// Fraction of the remaining time a search may use.
+/// Fraction of the time left a search may use at most.
 pub const SHARE: f64 = 0.75;
-/// Time always left unused before the deadline, for the answer to reach the referee.
-pub const MARGIN: Duration = Duration::from_millis(70);
+/// Fraction of the time left always kept unused, for the answer to reach the referee.
+pub const MARGIN_SHARE: f64 = 0.75;
+/// Sleeps of `Latency::probe`.
+const PROBES: u32 = 5;
+/// The margin never needs to be more than this: beyond it, the time is better spent searching.
+pub const MARGIN_CAP: Duration = Duration::from_millis(70);
 
 /// When a search that starts at `now` must stop to answer safely before `deadline`.
 pub fn stop_time(now: Instant, deadline: Instant) -> Instant {
     let left = deadline.saturating_duration_since(now);
-    let share = left.mul_f64(SHARE);
-    let budget = share.min(left.saturating_sub(MARGIN));
+    let margin = left.mul_f64(MARGIN_SHARE).min(MARGIN_CAP);
+    let budget = left.mul_f64(SHARE).min(left.saturating_sub(margin));
     now + budget
+}
+
+/// How late this bot's answers go out, as it observes them: the worst recent delay between the
+/// moment a search was told to stop and the moment its answer was written, decaying by
+/// `DECAY` per move so that one stall does not cost the rest of the game.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Latency {
+    recent: Duration,
+}
+
+impl Latency {
+    /// Kept from one move's observation to the next.
+    pub const DECAY: f64 = 0.9;
+
+    /// Notes one answer: the search was to stop at `planned`, the answer went out at `answered`.
+    pub fn observe(&mut self, planned: Instant, answered: Instant) {
+        let late = answered.saturating_duration_since(planned);
+        self.recent = late.max(self.recent.mul_f64(Self::DECAY));
+    }
+
+    /// Measures how long this process waits for the processor once it may run again, by
+    /// sleeping a millisecond a few times and noting how much longer each sleep took. That wait
+    /// is what delays a bot's answer that nothing else shows it (waking up to read a turn); on a
+    /// loaded machine it is tens of milliseconds. Done at the start of each game, where there is
+    /// time for it.
+    pub fn probe(&mut self) {
+        const NAP: Duration = Duration::from_millis(1);
+        for _ in 0..PROBES {
+            let before = Instant::now();
+            std::thread::sleep(NAP);
+            let woke = Instant::now();
+            self.recent = self
+                .recent
+                .max(woke.saturating_duration_since(before + NAP));
+        }
+    }
+
+    /// Time to take off a move's deadline: twice the worst recent lateness.
+    pub fn margin(&self) -> Duration {
+        self.recent * 2
+    }
 }
 
 /// Some legal move, for the cases a search has nothing better (it never happens in a game that
@@ -38,17 +91,33 @@ mod tests {
     use super::*;
 
     #[test]
-    fn stops_early_with_a_margin() {
+    fn the_margin_fits_the_budget() {
         let now = Instant::now();
-        let stop = stop_time(now, now + Duration::from_millis(100));
-        assert_eq!(stop - now, Duration::from_millis(30));
-        let stop = stop_time(now, now + Duration::from_millis(80));
-        assert_eq!(stop - now, Duration::from_millis(10));
-        let stop = stop_time(now, now + Duration::from_millis(60));
-        assert_eq!(stop, now);
+        let searched = |ms: u64| stop_time(now, now + Duration::from_millis(ms)) - now;
+        // A short limit keeps three quarters for the answer's way back, and still searches.
+        assert_eq!(searched(16), Duration::from_millis(4));
+        assert_eq!(searched(40), Duration::from_millis(10));
+        assert_eq!(searched(80), Duration::from_millis(20));
+        // The margin stops growing at 70 ms; a long limit searches for three quarters.
+        assert_eq!(searched(160), Duration::from_millis(90));
+        assert_eq!(searched(800), Duration::from_millis(600));
+        assert_eq!(searched(10_000), Duration::from_millis(7500));
         // A deadline already past: stop at once.
         assert_eq!(stop_time(now, now), now);
-        let stop = stop_time(now, now + Duration::from_secs(10));
-        assert_eq!(stop - now, Duration::from_millis(7500));
+        assert_eq!(stop_time(now, now - Duration::from_millis(1)), now);
+    }
+
+    #[test]
+    fn latency_grows_with_late_answers_and_decays() {
+        let now = Instant::now();
+        let mut latency = Latency::default();
+        assert_eq!(latency.margin(), Duration::ZERO);
+        latency.observe(now, now + Duration::from_millis(10));
+        assert_eq!(latency.margin(), Duration::from_millis(20));
+        // An early answer leaves the estimate to decay.
+        latency.observe(now, now - Duration::from_millis(1));
+        assert_eq!(latency.margin(), Duration::from_millis(18));
+        latency.observe(now, now + Duration::from_millis(30));
+        assert_eq!(latency.margin(), Duration::from_millis(60));
     }
 }

@@ -320,7 +320,36 @@ pub fn run_league(args: &LeagueArgs) -> Result<()> {
     if skipped > 0 {
         eprintln!("multiversi: {skipped} game(s) with a bot left out are not played this time");
     }
-    session::play(&run, "league")
+    let played = session::play(&run, "league");
+    write_standings(&out);
+    played
+}
+
+/// The standings of every game in the league directory (all shards), written beside the records
+/// (standings.json, .csv, .html and the games' viewer) and printed; also after an interruption,
+/// since finished games are kept. A failure here is a warning: the games are safe on disk and
+/// `multiversi standings` can compute the same again.
+fn write_standings(out: &Path) {
+    let files = match record_files(out) {
+        Ok(files) if !files.is_empty() => files,
+        _ => return,
+    };
+    let options = crate::standings::Options::default();
+    let output = crate::standings::command::Output {
+        dir: out,
+        viewer: true,
+    };
+    match crate::standings::command::from_files(&files, &options, false, Some(output)) {
+        Ok(standings) => {
+            println!(
+                "\nStandings of all {} game(s) in {}:\n{}",
+                standings.games,
+                out.display(),
+                crate::standings::report::terminal(&standings, false)
+            );
+        }
+        Err(e) => eprintln!("multiversi: warning: no standings written: {e:#}"),
+    }
 }
 
 /// What `--dry-run` prints: the schedule's size, each bot's share, and the time it may take.

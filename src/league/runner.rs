@@ -264,6 +264,7 @@ fn worker(shared: &Shared, tx: mpsc::Sender<Report>) {
         show: run.show,
         events: run.events,
         seated: Vec::new(),
+        colour: Watch::colour(run.events),
     };
     // Bots kept from the previous deal, by their place in the run's list.
     let mut kept: Vec<(usize, Player)> = Vec::new();
@@ -405,7 +406,8 @@ pub fn describe_result(record: &GameRecord) -> String {
     match record.result {
         crate::rules::Outcome::Win { winner } => format!(
             "{} ({}) wins",
-            record.seats[winner].name, record.seats[winner].colour
+            crate::text::visible(&record.seats[winner].name),
+            record.seats[winner].colour
         ),
         crate::rules::Outcome::Draw => "draw".into(),
     }
@@ -517,9 +519,21 @@ pub struct Watch {
     pub events: bool,
     /// Per seat of the game being played, the bot's name and log file, for fault messages.
     pub seated: Vec<(String, Option<PathBuf>)>,
+    /// `--show` draws in colour (on a terminal, without `NO_COLOR`).
+    pub colour: bool,
 }
 
 impl Watch {
+    /// Whether `--show` draws in colour: its boards go to stdout, or to stderr with `--events`.
+    pub fn colour(events: bool) -> bool {
+        use std::io::IsTerminal;
+        crate::replay::terminal::colour_for(if events {
+            std::io::stderr().is_terminal()
+        } else {
+            std::io::stdout().is_terminal()
+        })
+    }
+
     /// Events go to stdout as one JSON object per line, flushed at once for live dashboards.
     /// The event is built only when events are on: this runs on every move.
     pub fn event(&self, value: impl FnOnce() -> serde_json::Value) {
@@ -547,11 +561,17 @@ impl Observer for Watch {
             "seats": seats, "rows": position.rows()})
         });
         if self.show {
+            // Drawn as replay draws it, so that what --show printed and the replay look alike.
+            use crate::replay::terminal::{board_of_rows, board_text, seat_label};
             let names: Vec<String> = seats
                 .iter()
-                .map(|s| format!("{} {}", s.colour, s.name))
+                .map(|s| {
+                    let name = crate::text::visible(&s.name);
+                    format!("{} {name}", seat_label(s.seat, self.colour))
+                })
                 .collect();
-            self.human(&format!("game {game}: {}\n{position}\n", names.join(", ")));
+            let board = board_text(&board_of_rows(&position.rows()), None, self.colour);
+            self.human(&format!("game {game}: {}\n{board}\n", names.join(", ")));
         }
     }
 
@@ -562,14 +582,18 @@ impl Observer for Watch {
             "rows": position.rows(), "scores": position.scores()})
         });
         if self.show {
-            self.human(&format!(
-                "ply {} {} {} ({} flipped, {:.1} ms)\n{position}\n",
-                m.ply,
-                crate::rules::Colour::of_seat(m.seat),
-                m.square,
-                m.flips.len(),
-                m.ms
-            ));
+            // Numbered as replay numbers moves: the move after `ply` moves is move ply + 1.
+            use crate::replay::terminal::{board_of_rows, board_text, move_text};
+            let name = self.seated.get(m.seat).map_or("", |(n, _)| n.as_str());
+            let line = move_text(
+                m,
+                m.ply as usize + 1,
+                &crate::text::visible(name),
+                0,
+                self.colour,
+            );
+            let board = board_text(&board_of_rows(&position.rows()), Some(m), self.colour);
+            self.human(&format!("{line}\n{board}\n"));
         }
     }
 

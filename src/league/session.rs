@@ -82,6 +82,7 @@ pub fn report(run: &Run, finished: &Finished, what: &str) -> Result<()> {
         show: run.show,
         events: run.events,
         seated: Vec::new(),
+        colour: false,
     };
     let end = if what == "match" {
         "match_end"
@@ -123,9 +124,9 @@ pub fn report(run: &Run, finished: &Finished, what: &str) -> Result<()> {
             "multiversi: bot {} ({}) never answered start: {}{}\n  hint: check that the \
              command starts the bot (run it by hand and paste a start message from \
              protocol/PROTOCOL.md); a wrong path often starts an interpreter that exits at once",
-            bot.name,
-            bot.command.join(" "),
-            silent.fault.detail,
+            crate::text::visible(&bot.name),
+            crate::text::visible(&bot.command.join(" ")),
+            crate::text::visible(&silent.fault.detail),
             if tail.is_empty() {
                 String::new()
             } else {

@@ -79,11 +79,7 @@ pub fn run(args: &ReplayArgs) -> Result<()> {
     }
     let stdout_tty = std::io::stdout().is_terminal();
     let options = terminal::Options {
-        // NO_COLOR (https://no-color.org): set and not empty turns colours off; so does a dumb
-        // terminal, which cannot show them.
-        colour: stdout_tty
-            && std::env::var_os("NO_COLOR").map_or(true, |v| v.is_empty())
-            && std::env::var_os("TERM").map_or(true, |t| t != "dumb"),
+        colour: terminal::colour_for(stdout_tty),
         clear: stdout_tty,
         ply: args.ply,
         animate: args.animate.then_some(args.delay),

@@ -10,6 +10,7 @@ use super::read::Loaded;
 use crate::exit::{self, fail};
 use crate::record::{FaultKind, GameRecord, MoveRecord};
 use crate::rules::{Colour, MoveKind, Outcome, Square};
+use crate::text::visible;
 use anyhow::Result;
 use std::fmt::Write as _;
 use std::io::Write;
@@ -114,7 +115,7 @@ const RESET: &str = "\x1b[0m";
 
 /// A seat's colour name; with colours, its disc as drawn on the board goes first, so that Black
 /// stays readable on a dark terminal and White on a light one.
-fn seat_label(seat: usize, colour: bool) -> String {
+pub fn seat_label(seat: usize, colour: bool) -> String {
     let name = colour_name(seat);
     match (colour, disc_fg(Colour::of_seat(seat).letter())) {
         (true, Some(fg)) => {
@@ -201,7 +202,7 @@ fn seat_name(rec: &GameRecord, seat: usize) -> String {
     rec.seats
         .iter()
         .find(|s| s.seat == seat)
-        .map_or_else(|| format!("seat {seat}"), |s| s.name.clone())
+        .map_or_else(|| format!("seat {seat}"), |s| visible(&s.name).into_owned())
 }
 
 /// `flips d4 e4`, or nothing for a move that flipped nothing.
@@ -215,26 +216,38 @@ fn flips_text(m: &MoveRecord) -> String {
 
 /// One move as a line: number, who, where, what it flipped, and how long the bot took.
 pub fn move_line(rec: &GameRecord, index: usize, colour: bool) -> String {
-    let m = &rec.moves[index];
-    let flips = flips_text(m);
-    // Pad by the visible width of the colour name: the label may carry colour codes.
-    let pad = " ".repeat(5usize.saturating_sub(colour_name(m.seat).len()));
-    let who = format!(
-        "{}{pad} {:<12}",
-        seat_label(m.seat, colour),
-        truncate(&seat_name(rec, m.seat), 12)
-    );
     // The flips column is as wide as the game's longest list, so that the times line up.
     let flips_width = rec
         .moves
         .iter()
         .map(|m| flips_text(m).chars().count())
         .max()
-        .unwrap_or(0)
-        .max(24);
+        .unwrap_or(0);
+    let m = &rec.moves[index];
+    move_text(m, index + 1, &seat_name(rec, m.seat), flips_width, colour)
+}
+
+/// One move as a line, numbered from 1 (`  12. Black mybot  f4  flipping  flips e4  0.05 ms`);
+/// the flips column is padded to `flips_width` (at least 24) so that times line up. Shared by
+/// replay and `match --show`.
+pub fn move_text(
+    m: &MoveRecord,
+    number: usize,
+    name: &str,
+    flips_width: usize,
+    colour: bool,
+) -> String {
+    let flips = flips_text(m);
+    let flips_width = flips_width.max(24);
+    // Pad by the visible width of the colour name: the label may carry colour codes.
+    let pad = " ".repeat(5usize.saturating_sub(colour_name(m.seat).len()));
+    let who = format!(
+        "{}{pad} {:<12}",
+        seat_label(m.seat, colour),
+        truncate(name, 12)
+    );
     format!(
-        "{:>4}. {who} {:<3}  {:<8}  {:<flips_width$} {:>9.2} ms",
-        index + 1,
+        "{number:>4}. {who} {:<3}  {:<8}  {:<flips_width$} {:>9.2} ms",
         m.square.to_string(),
         kind_text(m.kind),
         flips,
@@ -242,6 +255,19 @@ pub fn move_line(rec: &GameRecord, index: usize, colour: bool) -> String {
     )
     .trim_end()
     .to_string()
+}
+
+/// Whether to draw in colour on a stream: only on a terminal, and neither when `NO_COLOR`
+/// (https://no-color.org) is set and not empty nor on a dumb terminal, which cannot show them.
+pub fn colour_for(stream_is_terminal: bool) -> bool {
+    stream_is_terminal
+        && std::env::var_os("NO_COLOR").map_or(true, |v| v.is_empty())
+        && std::env::var_os("TERM").map_or(true, |t| t != "dumb")
+}
+
+/// A board as `board_text` takes it, from a position's rows.
+pub fn board_of_rows(rows: &[String]) -> Vec<Vec<char>> {
+    rows.iter().map(|r| r.chars().collect()).collect()
 }
 
 fn truncate(s: &str, n: usize) -> String {
@@ -270,7 +296,7 @@ fn fault_lines(rec: &GameRecord, ply: usize, colour: bool) -> Vec<String> {
                 fault_kind_text(f.kind)
             );
             if !f.detail.is_empty() {
-                let _ = write!(line, " ({})", f.detail);
+                let _ = write!(line, " ({})", visible(&f.detail));
             }
             line
         })
@@ -306,8 +332,8 @@ pub fn header(game: &Loaded, colour: bool) -> String {
         .iter()
         .map(
             |s| match s.ready.as_ref().and_then(|r| r.version.as_deref()) {
-                Some(v) => format!("{} {v}", s.name),
-                None => s.name.clone(),
+                Some(v) => format!("{} {}", visible(&s.name), visible(v)),
+                None => visible(&s.name).into_owned(),
             },
         )
         .collect();
@@ -319,7 +345,7 @@ pub fn header(game: &Loaded, colour: bool) -> String {
             "  {} {}{pad} {name:<width$}  [{}]",
             Colour::of_seat(s.seat).letter(),
             seat_label(s.seat, colour),
-            s.command.join(" ")
+            visible(&s.command.join(" "))
         );
     }
     out

@@ -101,6 +101,11 @@ for line in sys.stdin:
             sys.stderr.write(("chatter " * 1023 + "\n") * 36)
             sys.stderr.flush()
         ready = json.dumps({"type": "ready", "name": "bad-" + mode, "version": "1"}) + "\n"
+        if mode == "escapes":
+            # A name and version that would clear the screen, retitle the terminal and forge a
+            # line of output, if printed raw.
+            ready = json.dumps({"type": "ready", "name": "evil\x1b[2J\nforged line",
+                                "version": "\x1b]0;pwned\x07"}) + "\n"
         if mode == "eager":
             # A move before any turn, in the same write as its ready.
             send(ready + json.dumps({"type": "move", "square": "d3"}) + "\n")
@@ -121,6 +126,11 @@ for line in sys.stdin:
     elif turns == turn_to_fail:
         print(f"misbehaving on purpose: {mode}", file=sys.stderr)
         sys.stderr.flush()
+        if mode == "escapes":
+            sys.stderr.write("\x1b[31mred\x1b[0m\r\nforged stderr line\x1b]0;pwned\x07\n")
+            sys.stderr.flush()
+            send(json.dumps({"type": "move", "square": "\x1b[2J\nforged move"}) + "\n")
+            continue
         if mode == "hang":
             time.sleep(1000)
         elif mode in ("crash", "daemon-crash", "daemon-stdout"):

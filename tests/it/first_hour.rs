@@ -345,3 +345,102 @@ fn replay_says_when_a_game_id_is_ambiguous() {
         stdout(&out)
     );
 }
+
+#[test]
+fn the_hand_typed_messages_of_the_starter_readme_are_accepted() {
+    use std::io::Write;
+    let readme =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/bots/README.md")).unwrap();
+    let block = readme
+        .split("```json\n")
+        .nth(1)
+        .and_then(|rest| rest.split("```").next())
+        .expect("a json block in bots/README.md");
+    let lines: Vec<&str> = block.lines().filter(|l| l.starts_with('{')).collect();
+    assert_eq!(lines.len(), 2, "{block}");
+    let mut child = multiversi()
+        .args(["bot", "best", "--seed", "1"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(block.as_bytes())
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let answers: Vec<serde_json::Value> = stdout(&out)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(answers.len(), 2, "{}", stdout(&out));
+    assert_eq!(answers[0]["type"], "ready");
+    assert_eq!(answers[1]["type"], "move");
+    let turn: serde_json::Value = serde_json::from_str(lines[1]).unwrap();
+    let legal = turn["legal"].as_array().unwrap();
+    assert!(legal.contains(&answers[1]["square"]), "{}", answers[1]);
+}
+
+/// `match --show` with its stdout on a pseudo-terminal: what the terminal received.
+fn show_on_a_terminal(no_color: bool) -> String {
+    use std::io::Read;
+    let (mut master, slave) = crate::replay_tty::open_pty(60);
+    let mut command = multiversi();
+    command
+        .args([
+            "match",
+            "builtin:greedy",
+            "builtin:random",
+            "builtin:random",
+            "--show",
+            "--seed",
+            "3",
+        ])
+        .stdout(std::process::Stdio::from(slave))
+        .stderr(std::process::Stdio::piped());
+    if no_color {
+        command.env("NO_COLOR", "1");
+    } else {
+        command.env_remove("NO_COLOR").env("TERM", "xterm-256color");
+    }
+    let child = command.spawn().unwrap();
+    drop(command); // our copy of the terminal's slave side, so that its end is seen
+    let mut text = Vec::new();
+    let mut buf = [0u8; 65536];
+    // The master reads until every holder of the slave side is gone (then EIO).
+    while let Ok(n) = master.read(&mut buf) {
+        if n == 0 {
+            break;
+        }
+        text.extend_from_slice(&buf[..n]);
+    }
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    String::from_utf8_lossy(&text).replace("\r\n", "\n")
+}
+
+#[test]
+fn show_numbers_moves_like_replay_and_draws_in_colour_on_a_terminal() {
+    let coloured = show_on_a_terminal(false);
+    assert!(!coloured.contains("ply 0"), "{coloured}");
+    assert!(
+        coloured.contains("\x1b[48;5;"),
+        "no colour on a terminal: {coloured}"
+    );
+    let plain = show_on_a_terminal(true);
+    assert!(!plain.contains('\x1b'), "NO_COLOR: {plain}");
+    let first = plain
+        .lines()
+        .find(|l| l.trim_start().starts_with("1."))
+        .expect("move 1");
+    assert!(first.starts_with("   1. Black greedy "), "{first}");
+    assert!(
+        plain.lines().any(|l| l.starts_with("   2. White random ")),
+        "{plain}"
+    );
+    assert!(plain.contains("game "), "{plain}");
+}

@@ -389,3 +389,59 @@ fn log_protocol_keeps_every_line_both_ways_with_the_time() {
     assert!(plain.contains("[multiversi] game"), "{plain}");
     assert!(!plain.contains("{\"type\""), "{plain}");
 }
+
+#[test]
+fn control_characters_from_a_bot_never_reach_a_terminal_raw() {
+    // Its ready name and version, its bad move and its stderr all carry ESC sequences and
+    // newlines. The match output (with --show), the fault message and replay show them made
+    // visible; the record keeps them as they were.
+    let dir = temp_dir("hostile-escapes");
+    let pids = dir.join("pids");
+    let record = dir.join("games.jsonl");
+    let out = run(&[
+        "match",
+        &bad_bot(&pids, "escapes", 1, "0"),
+        "builtin:random",
+        "builtin:greedy",
+        "--show",
+        "--startup-ms",
+        "10000",
+        "--record",
+        record.to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let replay = run(&["replay", record.to_str().unwrap()]);
+    assert!(replay.status.success(), "{}", stderr(&replay));
+    for (what, bytes) in [
+        ("match stdout", &out.stdout),
+        ("match stderr", &out.stderr),
+        ("replay", &replay.stdout),
+    ] {
+        let text = String::from_utf8_lossy(bytes);
+        assert!(!bytes.contains(&0x1b), "{what} has a raw ESC:\n{text}");
+        assert!(!bytes.contains(&0x07), "{what} has a raw BEL:\n{text}");
+        assert!(
+            !text.lines().any(|l| l.starts_with("forged")),
+            "{what} has a forged line:\n{text}"
+        );
+    }
+    let all = format!(
+        "{}{}{}",
+        stdout(&out),
+        stderr(&out),
+        String::from_utf8_lossy(&replay.stdout)
+    );
+    assert!(all.contains("evil\\u{1b}[2J\\nforged line"), "{all}");
+    let r = &read_records(&record)[0];
+    let s = seat_of(r, "escapes");
+    let ready = r.seats[s].ready.as_ref().expect("ready");
+    assert_eq!(ready.name.as_deref(), Some("evil\u{1b}[2J\nforged line"));
+    assert_eq!(ready.version.as_deref(), Some("\u{1b}]0;pwned\u{7}"));
+    let f = &r.faults[0];
+    assert_eq!(f.kind, FaultKind::Illegal, "{f:?}");
+    assert!(f.stderr_tail.contains("\u{1b}[31mred"), "{f:?}");
+    assert!(
+        f.text.as_deref().unwrap_or("").contains("\\u001b[2J"),
+        "{f:?}"
+    );
+}

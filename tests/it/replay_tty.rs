@@ -11,7 +11,7 @@ use std::process::{Child, Command, ExitStatus, Stdio};
 use std::time::{Duration, Instant};
 
 /// A pseudo-terminal pair: the test holds the master, the child gets the slave.
-fn open_pty(rows: u16) -> (File, OwnedFd) {
+pub fn open_pty(rows: u16) -> (File, OwnedFd) {
     let (mut master, mut slave) = (-1, -1);
     let size = libc::winsize {
         ws_row: rows,
