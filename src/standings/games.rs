@@ -128,6 +128,10 @@ pub struct Games {
     bot_index: HashMap<String, u32>,
     deal_index: HashMap<(String, u64), u32>,
     seen: HashMap<u64, u32>,
+    /// Each game's place in its schedule, beside `games`: the run (an index into `runs`) and the
+    /// game's index in it; `None` for a game played outside any schedule.
+    schedule: Vec<Option<(u32, u64)>>,
+    runs: Vec<String>,
 }
 
 /// What makes two records the same game: a fingerprint of the record's content (id, start,
@@ -215,6 +219,17 @@ impl Games {
                 }
             })
             .collect();
+        let place = record.schedule.as_ref().map(|s| {
+            let run = match self.runs.iter().position(|r| *r == s.run) {
+                Some(i) => i as u32,
+                None => {
+                    self.runs.push(s.run.clone());
+                    self.runs.len() as u32 - 1
+                }
+            };
+            (run, s.index)
+        });
+        self.schedule.push(place);
         self.games.push(GameSummary {
             number,
             id: record.game.clone(),
@@ -224,6 +239,45 @@ impl Games {
         });
         self.seen.insert(key, number);
         Ok(Added::Counted(number))
+    }
+
+    /// The same games in the order of their schedules (by run name, then place in the run),
+    /// games outside any schedule after them in reading order, with bots and deals numbered
+    /// afresh in that order. What is computed from it (the online rating, the bootstrap's draws)
+    /// then depends only on which games there are, not on the order of the files and lines they
+    /// were read from: a league's shards merged in any order, or a league whose concurrent games
+    /// were recorded as they finished, give the standings of the same league played in one run.
+    /// Game numbers (the replay viewer's) stay as read.
+    pub fn in_schedule_order(&self) -> Games {
+        let mut order: Vec<usize> = (0..self.games.len()).collect();
+        let key = |i: usize| {
+            self.schedule[i].map(|(run, index)| (self.runs[run as usize].as_str(), index))
+        };
+        // Stable, with `None` (no schedule) last: those keep their reading order.
+        order.sort_by(|&a, &b| match (key(a), key(b)) {
+            (Some(x), Some(y)) => x.cmp(&y),
+            (Some(_), None) => std::cmp::Ordering::Less,
+            (None, Some(_)) => std::cmp::Ordering::Greater,
+            (None, None) => std::cmp::Ordering::Equal,
+        });
+        // A copy to compute from, not to add to: it does not know the fingerprints.
+        let mut sorted = Games::new();
+        let mut new_deal: HashMap<u32, u32> = HashMap::new();
+        for i in order {
+            let mut game = self.games[i].clone();
+            for seat in &mut game.seats {
+                seat.bot = sorted.bot(&self.names[seat.bot as usize]);
+            }
+            let next = sorted.deals;
+            game.deal = *new_deal.entry(game.deal).or_insert(next);
+            if game.deal == next {
+                sorted.deals += 1;
+            }
+            sorted.schedule.push(self.schedule[i]);
+            sorted.games.push(game);
+        }
+        sorted.runs = self.runs.clone();
+        sorted
     }
 
     fn bot(&mut self, name: &str) -> u32 {

@@ -115,6 +115,7 @@ pub struct GameLine {
 
 /// Computes the standings of the games. Fails only when the anchor bot is not among them.
 pub fn compute(games: &Games, options: &Options) -> Result<Standings, String> {
+    let games = &games.in_schedule_order();
     let n = games.names.len();
     let anchor = match &options.anchor {
         None => None,
@@ -174,7 +175,8 @@ pub fn compute(games: &Games, options: &Options) -> Result<Standings, String> {
         })
         .collect();
     let pairs = tally::head_to_head(&games.games, n);
-    let game_list = games
+    // The page lists the games as read, like the replay viewer it links to.
+    let mut game_list: Vec<GameLine> = games
         .games
         .iter()
         .map(|g| GameLine {
@@ -193,6 +195,7 @@ pub fn compute(games: &Games, options: &Options) -> Result<Standings, String> {
             },
         })
         .collect();
+    game_list.sort_by_key(|g| g.number);
     Ok(Standings {
         games: games.games.len(),
         deals: games.deals as usize,
@@ -252,6 +255,76 @@ mod tests {
             vec![(1, 2.0, false), (2, 3.0, false), (0, 1.0, false)]
         );
         assert!(s.bots[0].weng_lin.mu > s.bots[2].weng_lin.mu);
+    }
+
+    /// The games of a small league, scheduled: deal d has the games 6d..6d+5, and the bots'
+    /// finishing orders vary from game to game so that the online rating depends on their order.
+    fn league_games() -> Vec<crate::record::GameRecord> {
+        let bots = ["a", "b", "c", "d"];
+        (0..24u64)
+            .map(|i| {
+                let seated = [
+                    bots[i as usize % 4],
+                    bots[(i as usize + 1) % 4],
+                    bots[(i as usize * 3 + 2) % 4],
+                ];
+                let seated = if seated[2] == seated[0] || seated[2] == seated[1] {
+                    [seated[0], seated[1], bots[(i as usize + 2) % 4]]
+                } else {
+                    seated
+                };
+                let winner = (i * 7 % 3) as usize;
+                let ranking: Vec<Vec<usize>> = (0..3).map(|k| vec![(winner + k) % 3]).collect();
+                let ranking: Vec<&[usize]> = ranking.iter().map(Vec::as_slice).collect();
+                let mut scores = [10, 10, 10];
+                scores[winner] = 30;
+                scores[(winner + 1) % 3] = 20;
+                let mut r = record(&seated, &scores, &ranking, Outcome::Win { winner });
+                r.game = format!("g{i}");
+                super::games::tests::scheduled(r, "league", i, i / 6)
+            })
+            .collect()
+    }
+
+    #[test]
+    fn standings_do_not_depend_on_the_order_games_are_read_in() {
+        let records = league_games();
+        let mut in_order = Games::new();
+        for r in &records {
+            in_order.add(r).unwrap();
+        }
+        // As shards 2 and 1 of 2 merged, each shard's games in the order they finished.
+        let mut shuffled = Games::new();
+        for r in records
+            .iter()
+            .filter(|r| r.schedule.as_ref().unwrap().deal % 2 == 1)
+            .rev()
+        {
+            shuffled.add(r).unwrap();
+        }
+        for r in records
+            .iter()
+            .filter(|r| r.schedule.as_ref().unwrap().deal % 2 == 0)
+            .rev()
+        {
+            shuffled.add(r).unwrap();
+        }
+        assert_ne!(
+            in_order.names, shuffled.names,
+            "the bots are met in another order"
+        );
+        let a = compute(&in_order, &Options::default()).unwrap();
+        let b = compute(&shuffled, &Options::default()).unwrap();
+        assert_eq!(a.bots, b.bots);
+        assert_eq!(a.superiority, b.superiority);
+        assert_eq!(a.head_to_head, b.head_to_head);
+        assert_eq!(a.seats, b.seats);
+        // The online rating would tell the two orders apart if it saw them as read.
+        let online_a = |g: &Games| {
+            let a = g.names.iter().position(|n| n == "a").unwrap();
+            super::weng_lin::ratings(&g.games, g.names.len())[a]
+        };
+        assert_ne!(online_a(&in_order), online_a(&shuffled));
     }
 
     #[test]

@@ -111,58 +111,148 @@ fn play(record: &GameRecord) -> (Vec<String>, Vec<String>, Vec<u32>, String) {
     )
 }
 
-/// The job-array mechanics with `multiversi match`: each task of a 3-task array plays a short
-/// match seeded from its task index (deal d of task t has seed 100 t + d, so no two tasks share a
-/// game) and records it in a file of its own. Every task must have
-/// run exactly once, with its own index, and played the very games the same match plays here.
+/// A small round robin with bots whose play depends only on the deal's seed: 4 bots, 3 players,
+/// C(4,3) = 4 deals a round, 2 rounds, 6 seatings each: 48 games, with random openings and
+/// random blocked squares so that the deals differ.
+const LEAGUE: &str = r#"
+name = "cluster"
+seed = 2026
+players = 3
+boards = ["8x8"]
+blocked = 2
+rounds = 2
+opening = 2
+move_ms = 5000
+
+[[bot]]
+name = "random-a"
+command = "builtin:random"
+
+[[bot]]
+name = "greedy-a"
+command = "builtin:greedy"
+
+[[bot]]
+name = "random-b"
+command = "builtin:random"
+
+[[bot]]
+name = "greedy-b"
+command = "builtin:greedy"
+"#;
+const LEAGUE_GAMES: usize = 48;
+const SHARDS: u32 = 3;
+
+/// `standings.json` without what differs between two runs of the same games: move times.
+fn standings_without_times(dir: &Path) -> serde_json::Value {
+    let text = std::fs::read_to_string(dir.join("standings.json")).expect("standings.json");
+    let mut doc: serde_json::Value = serde_json::from_str(&text).expect("standings.json parses");
+    for bot in doc["bots"].as_array_mut().expect("bots") {
+        let bot = bot.as_object_mut().expect("bot");
+        assert!(bot.remove("mean_ms").is_some() && bot.remove("max_ms").is_some());
+    }
+    doc
+}
+
+/// The README's recipe, for real: a league submitted as a Slurm job array, one shard per task,
+/// all shards writing into one directory; the shards' records merged by `multiversi standings`
+/// give the standings of the same league played whole, and hold every game of the schedule
+/// exactly once.
 #[test]
-fn a_slurm_job_array_runs_one_match_per_task() {
+fn a_league_run_as_a_slurm_job_array_has_the_standings_of_the_whole_league() {
     ensure_cluster();
-    let dir = temp_dir("cluster_match_array");
-    let tasks = 3;
-    let games = 2;
+    let dir = temp_dir("cluster_league");
+    let config = dir.join("league.toml");
+    std::fs::write(&config, LEAGUE).unwrap();
+    let sharded = dir.join("sharded");
     let bin = env!("CARGO_BIN_EXE_multiversi");
     let script = "#!/bin/sh\n\
-        # Arguments: the multiversi binary and the number of games.\n\
-        exec \"$1\" match builtin:random builtin:greedy builtin:random \\\n\
-          --seed \"${SLURM_ARRAY_TASK_ID}00\" --games \"$2\" \\\n\
-          --record \"games-$SLURM_ARRAY_TASK_ID-of-$SLURM_ARRAY_TASK_COUNT.jsonl\"\n";
-    run_job_array(&dir, tasks, script, &[bin, &games.to_string()]);
+        # Arguments: the multiversi binary, the config, the league directory, the number of shards.\n\
+        exec \"$1\" league \"$2\" --out \"$3\" --shard \"$SLURM_ARRAY_TASK_ID/$4\" --concurrency 1\n";
+    run_job_array(
+        &dir,
+        SHARDS,
+        script,
+        &[
+            bin,
+            config.to_str().unwrap(),
+            sharded.to_str().unwrap(),
+            &SHARDS.to_string(),
+        ],
+    );
 
-    let mut shard_files: Vec<PathBuf> = std::fs::read_dir(&dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|e| e == "jsonl"))
-        .collect();
-    shard_files.sort();
-    let expected: Vec<PathBuf> = (1..=tasks)
-        .map(|t| dir.join(format!("games-{t}-of-{tasks}.jsonl")))
-        .collect();
-    assert_eq!(shard_files, expected, "one record file per task");
+    let whole = dir.join("whole");
+    let out = run(&[
+        "league",
+        config.to_str().unwrap(),
+        "--out",
+        whole.to_str().unwrap(),
+        "--concurrency",
+        "2",
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let whole_records = read_records(&whole.join("games.jsonl"));
+    assert_eq!(whole_records.len(), LEAGUE_GAMES);
 
-    for (task, file) in (1..=tasks).zip(&expected) {
-        let shard = read_records(file);
-        assert_eq!(shard.len(), games, "task {task} played each game once");
-        let here = dir.join(format!("here-{task}.jsonl"));
-        let out = run(&[
-            "match",
-            "builtin:random",
-            "builtin:greedy",
-            "builtin:random",
-            "--seed",
-            &(100 * task).to_string(),
-            "--games",
-            &games.to_string(),
-            "--record",
-            here.to_str().unwrap(),
-        ]);
-        assert!(out.status.success(), "{}", stderr(&out));
-        let here = read_records(&here);
-        for (g, (a, b)) in shard.iter().zip(&here).enumerate() {
-            // A match's games are deals of 3! = 6 seatings; each deal's seed is the match's
-            // seed plus the deal's number, shared by its seatings.
-            assert_eq!(a.seed, Some(100 * u64::from(task) + g as u64 / 6));
-            assert_eq!(play(a), play(b), "task {task} played the seeded games");
+    // Every game of the schedule exactly once across the shards, each shard whole deals of its
+    // own, and every game played as the whole league played it.
+    let mut by_index = std::collections::BTreeMap::new();
+    let mut deal_shard = std::collections::BTreeMap::new();
+    let shard_files: Vec<PathBuf> = (1..=SHARDS)
+        .map(|i| sharded.join(format!("games-{i}-of-{SHARDS}.jsonl")))
+        .collect();
+    for (i, file) in (1..=SHARDS).zip(&shard_files) {
+        let records = read_records(file);
+        assert!(!records.is_empty(), "shard {i} played no game");
+        for r in records {
+            let at = r
+                .schedule
+                .clone()
+                .expect("a league game has its place in the schedule");
+            assert_eq!(at.run, "cluster");
+            assert_eq!(
+                *deal_shard.entry(at.deal).or_insert(i),
+                i,
+                "deal {} is split between shards",
+                at.deal
+            );
+            let index = at.index;
+            assert!(
+                by_index.insert(index, r).is_none(),
+                "game {index} played twice"
+            );
         }
     }
+    assert_eq!(
+        by_index.len(),
+        LEAGUE_GAMES,
+        "every game of the schedule once"
+    );
+    for w in &whole_records {
+        let index = w.schedule.as_ref().unwrap().index;
+        let s = by_index
+            .get(&index)
+            .unwrap_or_else(|| panic!("game {index} of the whole league is in no shard"));
+        assert_eq!(play(s), play(w), "game {index} played alike");
+    }
+
+    // The standings of the merged shards are those of the whole league.
+    let merged = dir.join("merged");
+    let mut args = vec!["standings".to_string()];
+    args.extend(shard_files.iter().map(|f| f.to_str().unwrap().to_string()));
+    args.extend(["--out".into(), merged.to_str().unwrap().into()]);
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let out = run(&args);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let alone = dir.join("alone");
+    let out = run(&[
+        "standings",
+        whole.join("games.jsonl").to_str().unwrap(),
+        "--out",
+        alone.to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let merged = standings_without_times(&merged);
+    assert_eq!(merged["games"], LEAGUE_GAMES);
+    assert_eq!(merged, standings_without_times(&alone));
 }
