@@ -33,58 +33,32 @@ use clap::Args;
 use serde::{Deserialize, Serialize};
 use std::io;
 
-/// The limits and isolation applied to a bot, as a league config embeds them (every key
-/// optional; a missing limit is no limit). All bots of a `match` get the same.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+/// The limits and isolation applied to a bot: the limit options of `match` and `check-bot`
+/// (see README, "Running unknown bots"; every bot gets the same), and the `limits` keys of a
+/// league config (every key optional; a missing limit is no limit).
+#[derive(Args, Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Limits {
-    /// Private writable memory per process, in MiB (`RLIMIT_DATA`).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub memory_mb: Option<u64>,
-    /// CPU seconds per game per process (`RLIMIT_CPU`, renewed at every game start).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub cpu_s: Option<u64>,
-    /// Open file descriptors per process, the standard streams included (`RLIMIT_NOFILE`).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub files: Option<u64>,
-    /// Largest file a bot may write, in MiB (`RLIMIT_FSIZE`).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub file_size_mb: Option<u64>,
-    /// Start the bot with only PATH, HOME and LANG in its environment.
-    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
-    pub clean_env: bool,
-}
-
-/// The limit options of `match` (see README, "Running unknown bots"); every bot gets the same.
-#[derive(Args, Debug, Clone, Default)]
-pub struct LimitArgs {
     /// Memory limit per bot process in MiB: private writable memory (RLIMIT_DATA).
-    #[arg(long, value_name = "MB")]
-    pub limit_memory_mb: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[arg(long = "limit-memory-mb", value_name = "MB")]
+    pub memory_mb: Option<u64>,
     /// CPU seconds per game per bot process (RLIMIT_CPU, renewed at every game start).
-    #[arg(long, value_name = "S")]
-    pub limit_cpu_s: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[arg(long = "limit-cpu-s", value_name = "S")]
+    pub cpu_s: Option<u64>,
     /// Open files per bot process, stdin, stdout and stderr included (RLIMIT_NOFILE).
-    #[arg(long, value_name = "N")]
-    pub limit_files: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[arg(long = "limit-files", value_name = "N")]
+    pub files: Option<u64>,
     /// Largest file a bot may write, in MiB (RLIMIT_FSIZE).
-    #[arg(long, value_name = "MB")]
-    pub limit_file_size_mb: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[arg(long = "limit-file-size-mb", value_name = "MB")]
+    pub file_size_mb: Option<u64>,
     /// Start bots with only PATH, HOME and LANG in their environment.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     #[arg(long)]
     pub clean_env: bool,
-}
-
-impl LimitArgs {
-    pub fn limits(&self) -> Limits {
-        Limits {
-            memory_mb: self.limit_memory_mb,
-            cpu_s: self.limit_cpu_s,
-            files: self.limit_files,
-            file_size_mb: self.limit_file_size_mb,
-            clean_env: self.clean_env,
-        }
-    }
 }
 
 /// The largest MiB figure accepted: its bytes still fit the kernel's 64-bit limits.

@@ -85,7 +85,7 @@ pub struct MatchArgs {
     #[arg(long, default_value_t = 1000, value_name = "MS")]
     pub grace_ms: u64,
     #[command(flatten)]
-    pub limits: crate::limits::LimitArgs,
+    pub limits: crate::limits::Limits,
 }
 
 /// A validated match.
@@ -152,7 +152,6 @@ impl MatchArgs {
             return Err(fail(exit::USAGE, "--clock-ms 0: a clock needs some time"));
         }
         self.limits
-            .limits()
             .check(|key| format!("--limit-{}", key.replace('_', "-")))
             .map_err(|e| fail(exit::USAGE, e))?;
         let seed = self.seed.unwrap_or_else(Rng::fresh_seed);
@@ -188,7 +187,7 @@ impl MatchArgs {
         for (i, spec) in specs.iter().enumerate() {
             let mut bot = bot_spec(spec, None, &exe, dirs[i].clone())
                 .map_err(|e| fail(exit::USAGE, format!("bot {}: {e}", i + 1)))?;
-            bot.limits = self.limits.limits();
+            bot.limits = self.limits;
             if !bot.builtin {
                 if let Some(problem) = explain::program_problem(&bot.argv, dirs[i].as_deref()) {
                     return Err(fail(exit::BOT_START, format!("bot {}: {problem}", i + 1)));

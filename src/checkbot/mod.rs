@@ -68,7 +68,7 @@ pub struct CheckBotArgs {
     /// The OS limits of `match` (see README, "Running unknown bots"), for the bot checked: its
     /// crashes then name the limit it ran into, as a league's records will.
     #[command(flatten)]
-    pub limits: crate::limits::LimitArgs,
+    pub limits: crate::limits::Limits,
 }
 
 /// How long the checker listens after an `end` for output nobody asked for. A bot that answers
@@ -1141,7 +1141,6 @@ pub fn run(args: &CheckBotArgs) -> Result<()> {
         ));
     }
     args.limits
-        .limits()
         .check(|key| format!("--limit-{}", key.replace('_', "-")))
         .map_err(|e| fail(exit::USAGE, e))?;
     if let Some(dir) = &args.cwd {
@@ -1175,7 +1174,7 @@ pub fn run(args: &CheckBotArgs) -> Result<()> {
         dir: args.cwd.clone(),
         log: None,
         env: Vec::new(),
-        limits: args.limits.limits(),
+        limits: args.limits,
         process: None,
     }];
     for i in 1..4 {
