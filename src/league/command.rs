@@ -19,6 +19,7 @@ use crate::referee::random_opening;
 use crate::rules::Rules;
 use anyhow::Result;
 use clap::Args;
+use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -140,6 +141,16 @@ fn record_files(out: &Path) -> Result<Vec<PathBuf>> {
     Ok(files)
 }
 
+/// The names of the bots with a game of league `run` in the directory's record files; None when
+/// they cannot be read (then every bot counts as having games).
+fn bots_with_games(out: &Path, run: &str) -> Option<HashSet<String>> {
+    let mut finished = Finished::default();
+    for file in record_files(out).ok()? {
+        records::finished(&file, run, &mut finished).ok()?;
+    }
+    Some(finished.bots)
+}
+
 /// Writes a file whole or not at all: a temporary file beside it, synced, then renamed.
 fn write_atomically(path: &Path, text: &str) -> std::io::Result<()> {
     use std::io::Write;
@@ -215,7 +226,15 @@ pub fn run_league(args: &LeagueArgs) -> Result<()> {
         Ok(text) => {
             let old = LeagueConfig::parse_copy(&text)
                 .map_err(|e| fail(exit::BAD_INPUT, format!("{}: damaged: {e}", copy.display())))?;
-            if let Some(changes) = config.change_from(&old) {
+            // The records are read only if a bot's command, cwd or env changed.
+            let played = std::cell::OnceCell::new();
+            let has_games = |name: &str| {
+                played
+                    .get_or_init(|| bots_with_games(&out, &config.name))
+                    .as_ref()
+                    .map_or(true, |bots: &HashSet<String>| bots.contains(name))
+            };
+            if let Some(changes) = config.change_from(&old, has_games) {
                 return Err(fail(
                     exit::USAGE,
                     format!(

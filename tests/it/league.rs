@@ -540,15 +540,12 @@ fn a_league_leaves_out_a_bot_that_never_answers_records_none_of_its_games_and_pl
         .all(|r| r.seats.iter().all(|s| s.name != "broken")));
     assert!(stdout(&done).contains("Standings of all 24 game(s)"));
 
-    // Once the bot is where its command says, the next run plays exactly the games left out.
-    std::fs::write(
-        &missing,
-        format!(
-            "import os\nos.execv({bin:?}, [{bin:?}, 'bench-bot'])\n",
-            bin = env!("CARGO_BIN_EXE_multiversi")
-        ),
-    )
-    .unwrap();
+    // Fixed in the config (a bot without a game may change its command), the next run plays
+    // exactly the games left out.
+    let text = std::fs::read_to_string(&config).unwrap();
+    let fixed = format!("{} bench-bot", env!("CARGO_BIN_EXE_multiversi"));
+    let broken = format!("python3 {}", missing.display());
+    std::fs::write(&config, text.replace(&broken, &fixed)).unwrap();
     let again = league(&[c, "--out", o]);
     assert!(again.status.success(), "{}", stderr(&again));
     assert!(
@@ -569,6 +566,16 @@ fn a_league_leaves_out_a_bot_that_never_answers_records_none_of_its_games_and_pl
         .count();
     assert_eq!(with_it, 36);
     assert!(records.iter().all(|r| r.faults.is_empty()));
+    // Now that it has games, its command is part of them: changing it again is refused.
+    let text = std::fs::read_to_string(&config).unwrap();
+    std::fs::write(&config, text.replace(&fixed, &format!("{fixed} --other"))).unwrap();
+    let changed = league(&[c, "--out", o, "--dry-run"]);
+    assert_eq!(changed.status.code(), Some(2), "{}", stderr(&changed));
+    assert!(
+        stderr(&changed).contains("bot broken: its command"),
+        "{}",
+        stderr(&changed)
+    );
 }
 
 #[test]
