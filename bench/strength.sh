@@ -26,8 +26,11 @@ SEED=${SEED:-2026}
 OUT=${OUT:-target/strength}
 BEST=${BEST:-builtin:best}
 
-cargo build --release --quiet
-BIN=target/release/multiversi
+# BIN=PATH measures another build of the referee and its built-in bots (say, a variant to compare).
+if [ -z "${BIN:-}" ]; then
+    cargo build --release --quiet
+    BIN=target/release/multiversi
+fi
 rm -rf "$OUT"
 mkdir -p "$OUT"
 
