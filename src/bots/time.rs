@@ -4,11 +4,11 @@
 //! scheduler and, on a busy machine, everything else that runs there; a move that arrives late
 //! loses the game. Two things keep answers in time, at every move limit from 20 ms up:
 //!
-//! - `stop_time`: a search keeps a margin that grows with the time it has (three quarters of it,
-//!   up to `MARGIN_CAP`) and uses at most `SHARE` of it. A fixed margin (it was 70 ms) left
-//!   nothing to search below about 90 ms per move, so `best` played instantly there and lost to
-//!   `random`; a margin in proportion keeps it searching (4 ms at 20 ms per move, 10 ms at 50,
-//!   20 ms at 100), and the cap keeps long limits for searching (600 ms at 1 s per move).
+//! - `stop_time`: a search keeps a margin that grows with the time it has (40% of it, up to
+//!   `MARGIN_CAP`) and uses at most `SHARE` of it. A fixed margin (it was 70 ms) left nothing to
+//!   search below about 90 ms per move, so `best` played instantly there and lost to `random`; a
+//!   margin in proportion keeps it searching (about 10 ms at 20 ms per move, 24 ms at 50, 48 ms
+//!   at 100), and the cap keeps long limits for searching (600 ms at 1 s per move).
 //! - `Latency`: the bot measures how late its own answers go out compared with when its search
 //!   was told to stop, and learns from each turn's `last_move_ms` how much longer the referee
 //!   counted for its previous move than it saw itself (pipes, waiting for the processor), and
@@ -25,7 +25,7 @@ use std::time::{Duration, Instant};
 /// Fraction of the time left a search may use at most.
 pub const SHARE: f64 = 0.75;
 /// Fraction of the time left always kept unused, for the answer to reach the referee.
-pub const MARGIN_SHARE: f64 = 0.3;
+pub const MARGIN_SHARE: f64 = 0.4;
 /// Sleeps of `Latency::probe`.
 const PROBES: u32 = 5;
 /// The margin never needs to be more than this: beyond it, the time is better spent searching.
@@ -124,11 +124,11 @@ mod tests {
     fn the_margin_fits_the_budget() {
         let now = Instant::now();
         let searched = |ms: u64| stop_time(now, now + Duration::from_millis(ms)) - now;
-        // A short limit keeps 30% for the answer's way back, and searches the rest.
-        assert_eq!(searched(16), Duration::from_micros(11_200));
-        assert_eq!(searched(40), Duration::from_millis(28));
-        assert_eq!(searched(80), Duration::from_millis(56));
-        assert_eq!(searched(160), Duration::from_millis(112));
+        // A short limit keeps 40% for the answer's way back, and searches the rest.
+        assert_eq!(searched(16), Duration::from_micros(9_600));
+        assert_eq!(searched(40), Duration::from_millis(24));
+        assert_eq!(searched(80), Duration::from_millis(48));
+        assert_eq!(searched(160), Duration::from_millis(96));
         // The margin stops growing at 70 ms; a long limit searches for three quarters.
         assert_eq!(searched(800), Duration::from_millis(600));
         assert_eq!(searched(10_000), Duration::from_millis(7500));

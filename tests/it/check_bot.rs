@@ -154,7 +154,7 @@ fn instant_built_in_bots_pass() {
 /// that says nothing about the bot. One run of each engine (`best` is `mcts`, `brs+` is `brs`
 /// with more knowledge) at a short limit keeps the suite short; it proves that every exchange of
 /// the protocol works, and that the engines keep their time: the median answer leaves a good
-/// part of the limit unused (they search at most 56 ms of 100), so a late answer is a stall,
+/// part of the limit unused (they search at most 48 ms of 100), so a late answer is a stall,
 /// tolerated only as a timeout.
 #[test]
 fn searching_built_in_bots_pass() {
