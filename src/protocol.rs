@@ -431,7 +431,11 @@ mod tests {
         let rows: Vec<String> = vec!["..#".into(), "-BN".into()];
         for (kind, clocks, last_move_ms) in [
             (MoveKind::Flipping, vec![None, None, None], None),
-            (MoveKind::Placing, vec![Some(0), Some(12345678901), Some(7)], Some(3.97)),
+            (
+                MoveKind::Placing,
+                vec![Some(0), Some(12345678901), Some(7)],
+                Some(3.97),
+            ),
             (MoveKind::Flipping, vec![None, None, None], Some(12.0)),
             (MoveKind::Flipping, vec![None, None, None], Some(0.001)),
         ] {

@@ -153,10 +153,7 @@ fn the_checker_notices_what_the_schemas_forbid() {
         &|m| m["clocks_ms"] = json!([-5, null, null]),
         "a negative clock",
     );
-    refused(
-        &|m| m["last_move_ms"] = json!(-0.5),
-        "a negative move time",
-    );
+    refused(&|m| m["last_move_ms"] = json!(-0.5), "a negative move time");
     refused(
         &|m| {
             m.as_object_mut().unwrap().remove("last_move_ms");
