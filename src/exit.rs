@@ -6,14 +6,15 @@
 pub const OK: i32 = 0;
 /// `replay --verify` found a record that does not hold.
 pub const VERIFY_FAILED: i32 = 1;
-/// `check-bot` ran every check and at least one failed (the same code as a failed verify: a
-/// check found something that does not hold).
+/// `check-bot` found a check that failed, or one that an earlier failure kept from running (the
+/// same code as a failed verify: a check found something that does not hold).
 pub const CHECK_FAILED: i32 = 1;
 /// A wrong option or option value (also clap's own code for usage errors).
 pub const USAGE: i32 = 2;
 /// An input file is missing, unreadable or damaged.
 pub const BAD_INPUT: i32 = 3;
-/// A bot could not be started.
+/// A bot could not be started, or never answered `start`: a match stops, a league leaves the
+/// bot out and plays every other game first.
 pub const BOT_START: i32 = 4;
 /// Output could not be written (record, log, HTML).
 pub const OUTPUT: i32 = 5;

@@ -249,7 +249,7 @@ fn turn_start_and_end_messages_and_events_say_what_happened() {
         expected.push(
             json!({"type": "game_end", "game": r.game, "result": r.result,
             "scores": r.scores, "ranking": r.ranking, "rows": r.final_rows,
-            "faults": r.faults.len()}),
+            "faults": r.faults.len(), "recorded": true}),
         );
     }
     assert_eq!(events.len(), expected.len() + 1, "one match_end at the end");
