@@ -622,3 +622,77 @@ fn a_gauntlet_seats_the_candidate_in_every_game_and_rotates_the_seats() {
         stderr(&again)
     );
 }
+
+/// The game ids a bot log's notes name (`[multiversi] game ID seat S: start`).
+fn games_in_logs(dir: &std::path::Path) -> HashSet<String> {
+    let mut games = HashSet::new();
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if !path.is_file() {
+            continue;
+        }
+        for line in std::fs::read_to_string(&path).unwrap().lines() {
+            if let Some(rest) = line.strip_prefix("[multiversi] game ") {
+                games.insert(rest.split_whitespace().next().unwrap().to_string());
+            }
+        }
+    }
+    games
+}
+
+/// Two shards running at once in one directory give their bots the same names; each keeps its
+/// bots' logs in a directory of its own, so that no log mixes the two shards' games.
+#[test]
+fn shards_running_at_once_keep_their_bots_logs_apart() {
+    let dir = temp_dir("league-shard-logs");
+    let out = dir.join("out");
+    let config = league_config(&dir, 4, "");
+    let (c, o) = (config.to_str().unwrap(), out.to_str().unwrap());
+    let shards: Vec<_> = ["1/2", "2/2"]
+        .iter()
+        .map(|shard| {
+            crate::support::multiversi()
+                .args(["league", c, "--out", o, "--shard", shard])
+                .args(["--concurrency", "1"])
+                .spawn()
+                .unwrap()
+        })
+        .collect();
+    for mut shard in shards {
+        assert!(shard.wait().unwrap().success());
+    }
+    let logs = out.join("logs");
+    let loose: Vec<_> = std::fs::read_dir(&logs)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.is_file())
+        .collect();
+    assert!(
+        loose.is_empty(),
+        "shard logs outside a shard's directory: {loose:?}"
+    );
+    for i in 1..=2 {
+        let own = logs.join(format!("shard-{i}-of-2"));
+        let names: HashSet<String> = std::fs::read_dir(&own)
+            .unwrap_or_else(|e| panic!("{}: {e}", own.display()))
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        assert_eq!(
+            names,
+            (0..4).map(|b| format!("bot{}-b{b}.log", b + 1)).collect(),
+            "{}",
+            own.display()
+        );
+        // The shard's logs tell of its own games, every one of them, and of no other.
+        let recorded: HashSet<String> = read_records(&out.join(format!("games-{i}-of-2.jsonl")))
+            .into_iter()
+            .map(|r| r.game)
+            .collect();
+        assert_eq!(
+            recorded.len(),
+            12,
+            "shard {i}: 2 of the 4 deals, 6 seatings each"
+        );
+        assert_eq!(games_in_logs(&own), recorded, "shard {i}");
+    }
+}
