@@ -4,7 +4,8 @@
 //! The league directory holds `league.toml` (the config the league was started with, written
 //! atomically) and the records: `games.jsonl`, or `games-I-of-N.jsonl` for shard I of N, so that
 //! shards may share one directory. Every record file in it counts when deciding what is
-//! finished, so a game is never played twice, whichever shard or run played it.
+//! finished, so a game is never played twice, whichever shard or run played it. Bots' logs go to
+//! `logs/`, or `logs/shard-I-of-N/` for a shard, for the same reason.
 
 use super::config::{ConfigError, LeagueConfig, EXAMPLE};
 use super::lineup::{bot_spec, set_logs};
@@ -70,6 +71,17 @@ pub fn records_name(shard: Option<(u32, u32)>) -> String {
     match shard {
         Some((i, n)) => format!("games-{i}-of-{n}.jsonl"),
         None => "games.jsonl".into(),
+    }
+}
+
+/// Where the bots' logs of a shard (or of the whole league) go. Shards running at once give their
+/// bots the same names, so each shard has a directory of its own: a log holds one run's lines,
+/// never two shards' interleaved.
+pub fn logs_dir(out: &Path, shard: Option<(u32, u32)>) -> PathBuf {
+    let logs = out.join("logs");
+    match shard {
+        Some((i, n)) => logs.join(format!("shard-{i}-of-{n}")),
+        None => logs,
     }
 }
 
@@ -353,7 +365,7 @@ pub fn run_league(args: &LeagueArgs) -> Result<()> {
             )
         })?;
     }
-    let logs = out.join("logs");
+    let logs = logs_dir(&out, shard);
     std::fs::create_dir_all(&logs).map_err(|e| {
         fail(
             exit::OUTPUT,
