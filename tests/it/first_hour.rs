@@ -81,6 +81,16 @@ fn a_bot_that_does_not_flush_is_asked_about_flushing() {
         err.contains("hint: does the bot flush stdout after each line?"),
         "{err}"
     );
+    // It never answered start, so the match stops; still running at the limit, it was not a
+    // wrong path, and the stop says so.
+    assert_eq!(out.status.code(), Some(4), "{err}");
+    assert!(
+        err.contains("never answered start: no ready within 1000 ms")
+            && err.contains("sent no ready line in time: does it flush stdout")
+            && err.contains("--startup-ms")
+            && !err.contains("a wrong path"),
+        "{err}"
+    );
 }
 
 #[test]
