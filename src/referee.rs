@@ -740,6 +740,10 @@ impl Game<'_> {
     }
 
     /// The sanction: kill the bot's group, take its seat out of the turn order, record why.
+    ///
+    /// Not once a termination signal has arrived: its handler has just killed every bot, so a
+    /// bot found dead now died of the referee's own hand, and the game is abandoned (not
+    /// recorded) at the next check of the flag, which every loop of the game makes.
     fn disqualify(
         &mut self,
         seat: Seat,
@@ -747,6 +751,9 @@ impl Game<'_> {
         mut detail: String,
         text: Option<String>,
     ) {
+        if interrupted() {
+            return;
+        }
         let noticed_ms = self
             .awaiting_since
             .map(|sent| sent.elapsed().as_secs_f64() * 1000.0);
