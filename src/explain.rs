@@ -38,6 +38,8 @@ pub struct FaultedBot<'a> {
     pub name: &'a str,
     /// The log file with its whole stderr, when the match keeps logs (`--log-dir`).
     pub log: Option<&'a Path>,
+    /// A built-in bot: its faults are not a bot author's mistakes.
+    pub builtin: bool,
 }
 
 /// The message printed on stderr when a bot is disqualified: a first line that names the game,
@@ -58,7 +60,7 @@ pub fn fault_message(game: &str, bot: &FaultedBot, fault: &FaultRecord) -> Strin
     if let Some(text) = &fault.text {
         out += &format!("  received: {}\n", shown(text));
     }
-    if let Some(hint) = hint(fault) {
+    if let Some(hint) = builtin_hint(bot, fault).or_else(|| hint(fault)) {
         out += &format!("  hint: {hint}\n");
     }
     let lines = stderr_excerpt(&fault.stderr_tail);
@@ -163,6 +165,17 @@ pub fn hint(fault: &FaultRecord) -> Option<String> {
         FaultKind::Crash => return None,
     };
     Some(hint.to_string())
+}
+
+/// A built-in bot searches for a share of its time and answers well inside it on an idle
+/// machine; when it is late, the machine is the cause, not a bug to look for in the bot.
+fn builtin_hint(bot: &FaultedBot, fault: &FaultRecord) -> Option<String> {
+    (bot.builtin && fault.kind == FaultKind::Timeout).then(|| {
+        "a built-in bot answers well inside its time on an idle machine: the machine is busy \
+         (other work, or more games at once than it has cores: --concurrency). Give more time \
+         with --move-ms."
+            .to_string()
+    })
 }
 
 /// The lines of a bot's stderr worth showing after a fault: a short Python traceback whole (its
@@ -406,7 +419,11 @@ mod tests {
     }
 
     fn bot(name: &str) -> FaultedBot<'_> {
-        FaultedBot { name, log: None }
+        FaultedBot {
+            name,
+            log: None,
+            builtin: false,
+        }
     }
 
     #[test]
@@ -446,6 +463,25 @@ mod tests {
     }
 
     #[test]
+    fn a_late_built_in_bot_blames_the_machine_not_flushing() {
+        let f = fault(FaultKind::Timeout, "no move within 200 ms", None, "");
+        let builtin = FaultedBot {
+            name: "brs+",
+            log: None,
+            builtin: true,
+        };
+        let text = fault_message("g", &builtin, &f);
+        assert!(text.contains("the machine is busy"), "{text}");
+        assert!(!text.contains("flush"), "{text}");
+        // A bot author's bot is still asked about flushing.
+        let text = fault_message("g", &bot("mybot"), &f);
+        assert!(text.contains("flush stdout"), "{text}");
+        // Other faults of a built-in bot (a crash: killed by a memory limit) keep their hints.
+        let crash = fault(FaultKind::Crash, "exited (killed by signal 9)", None, "");
+        assert!(!fault_message("g", &builtin, &crash).contains("machine is busy"));
+    }
+
+    #[test]
     fn a_missing_ready_asks_about_flushing() {
         let f = fault(FaultKind::Timeout, "no ready within 10000 ms", None, "");
         let text = fault_message("g", &bot("slow"), &f);
@@ -466,6 +502,7 @@ mod tests {
             &FaultedBot {
                 name: "mybot",
                 log: Some(&log),
+                builtin: false,
             },
             &f,
         );

@@ -365,9 +365,10 @@ fn worker(shared: &Shared, tx: mpsc::Sender<Report>) {
             watch.seated = game
                 .seating
                 .iter()
-                .map(|&i| {
-                    let log = players[i].log.as_ref().map(|l| l.path().to_path_buf());
-                    (players[i].name.clone(), log)
+                .map(|&i| SeatedBot {
+                    name: players[i].name.clone(),
+                    log: players[i].log.as_ref().map(|l| l.path().to_path_buf()),
+                    builtin: run.bots[deal.bots[i]].builtin,
                 })
                 .collect();
             let Ok(record) = play_game(&setup, &mut players, &game.seating, &mut watch) else {
@@ -570,12 +571,22 @@ pub fn format_duration(secs: f64) -> String {
     }
 }
 
+/// What a fault message says of the bot in a seat.
+#[derive(Clone, Debug, Default)]
+pub struct SeatedBot {
+    pub name: String,
+    /// Its log file, when the run keeps logs.
+    pub log: Option<PathBuf>,
+    /// A bot built into multiversi (`builtin:NAME`).
+    pub builtin: bool,
+}
+
 /// Prints boards and events as games run.
 pub struct Watch {
     pub show: bool,
     pub events: bool,
-    /// Per seat of the game being played, the bot's name and log file, for fault messages.
-    pub seated: Vec<(String, Option<PathBuf>)>,
+    /// Per seat of the game being played, the bot, for fault messages.
+    pub seated: Vec<SeatedBot>,
     /// `--show` draws in colour (on a terminal, without `NO_COLOR`).
     pub colour: bool,
 }
@@ -641,7 +652,7 @@ impl Observer for Watch {
         if self.show {
             // Numbered as replay numbers moves: the move after `ply` moves is move ply + 1.
             use crate::replay::terminal::{board_of_rows, board_text, move_text};
-            let name = self.seated.get(m.seat).map_or("", |(n, _)| n.as_str());
+            let name = self.seated.get(m.seat).map_or("", |b| b.name.as_str());
             let line = move_text(
                 m,
                 m.ply as usize + 1,
@@ -657,10 +668,11 @@ impl Observer for Watch {
     fn faulted(&mut self, game: &str, f: &FaultRecord, ms: Option<f64>) {
         self.event(|| json!({"type": "fault", "game": game, "fault": f, "ms": ms}));
         // Faults are always worth a message on stderr: they are why a bot lost.
-        let (name, log) = self.seated.get(f.seat).cloned().unwrap_or_default();
+        let seated = self.seated.get(f.seat).cloned().unwrap_or_default();
         let bot = crate::explain::FaultedBot {
-            name: &name,
-            log: log.as_deref(),
+            name: &seated.name,
+            log: seated.log.as_deref(),
+            builtin: seated.builtin,
         };
         eprint!(
             "{}{}",
