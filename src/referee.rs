@@ -764,8 +764,9 @@ impl Game<'_> {
                 // How it ended before the referee's kill, for the limit it may have run into.
                 let status = p.try_status();
                 p.log_note(&format!(
-                    "game {} seat {seat}: disqualified at ply {ply} ({kind:?}): {detail}",
-                    self.setup.game
+                    "game {} seat {seat}: disqualified at ply {ply}: {}: {detail}",
+                    self.setup.game,
+                    crate::explain::kind_name(kind)
                 ));
                 // Kill the group first: its stderr then ends at once and the tail is complete.
                 p.signal_kill();
