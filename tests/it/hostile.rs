@@ -108,11 +108,13 @@ fn a_move_before_any_turn_and_a_death_between_turns_are_faults_when_they_happen(
             std::thread::spawn(move || {
                 let dir = temp_dir(&format!("hostile-{mode}"));
                 let pids = dir.join("pids");
-                // Whatever the seating, the bot after it thinks for 150 ms at its first two turns.
+                // Whatever the seating, the bot after it thinks for 500 ms at its first two turns:
+                // time enough for a death 5 ms after an answer to happen even on a machine loaded
+                // far beyond its cores (150 ms was once not enough there).
                 let bots = [
                     bad_bot(&pids, mode, turn, "5"),
-                    bad_bot(&pids, "slow", 2, "150"),
-                    bad_bot(&pids, "slow", 2, "150"),
+                    bad_bot(&pids, "slow", 2, "500"),
+                    bad_bot(&pids, "slow", 2, "500"),
                 ];
                 let (records, err) = play(&dir, &bots, &[]);
                 let r = &records[0];
