@@ -3,7 +3,6 @@
 
 use super::records::RecordFile;
 use super::runner::{self, Finished, Run};
-use super::table::{table, table_json};
 use crate::exit::{self, fail};
 use crate::process::{become_subreaper, install_signal_handlers, Guard};
 use anyhow::Result;
@@ -38,7 +37,7 @@ pub fn concurrency(asked: Option<usize>) -> Result<usize> {
         ));
     }
     if n > cores {
-        eprintln!(
+        crate::stderr_line!(
             "multiversi: warning: --concurrency {n} is more than the {cores} cores: bots will \
              share cores, and a bot's time then depends on what runs beside it"
         );
@@ -62,7 +61,7 @@ pub fn play(run: &Run, what: &str) -> Result<()> {
     install_signal_handlers();
     // Before any bot starts: helpers that leave their bot's group then stay within reach.
     if let Err(e) = become_subreaper() {
-        eprintln!(
+        crate::stderr_line!(
             "multiversi: cannot become a child subreaper ({e}): a helper that leaves its bot's \
              process group may outlive the {what}"
         );
@@ -77,7 +76,6 @@ pub fn play(run: &Run, what: &str) -> Result<()> {
 
 /// The table, the summary and the exit code of a finished run.
 pub fn report(run: &Run, finished: &Finished, what: &str) -> Result<()> {
-    let names: Vec<&str> = run.bots.iter().map(|b| b.name.as_str()).collect();
     let watch = runner::Watch {
         show: run.show,
         events: run.events,
@@ -89,10 +87,10 @@ pub fn report(run: &Run, finished: &Finished, what: &str) -> Result<()> {
     } else {
         "league_end"
     };
-    watch.event(|| json!({"type": end, "table": table_json(&names, &finished.tallies)}));
-    watch.human(&table(&names, &finished.tallies));
+    watch.event(|| json!({"type": end, "table": finished.table.json()}));
+    watch.human(&finished.table.text());
     if let Some(file) = &run.record {
-        eprintln!(
+        crate::stderr_line!(
             "multiversi: {} game(s) recorded in {}, which now holds {} game(s)",
             finished.games,
             file.path().display(),
@@ -120,7 +118,7 @@ pub fn report(run: &Run, finished: &Finished, what: &str) -> Result<()> {
             .rev()
             .map(|l| format!("  | {}", crate::text::visible(l)))
             .collect();
-        eprintln!(
+        crate::stderr_line!(
             "multiversi: bot {} ({}) never answered start: {}{}\n  hint: check that the \
              command starts the bot (run it by hand and paste a start message from \
              protocol/PROTOCOL.md); a wrong path often starts an interpreter that exits at once",
@@ -144,7 +142,7 @@ pub fn report(run: &Run, finished: &Finished, what: &str) -> Result<()> {
         ));
     }
     if finished.skipped > 0 {
-        eprintln!(
+        crate::stderr_line!(
             "multiversi: {} game(s) with a bot that never answered start were left out; run \
              the {what} again to play them once it is fixed",
             finished.skipped
