@@ -6,8 +6,8 @@
 pub const OK: i32 = 0;
 /// `replay --verify` found a record that does not hold.
 pub const VERIFY_FAILED: i32 = 1;
-/// `check-bot` ran every check and at least one failed (the same code as a failed verify: a
-/// check found something that does not hold).
+/// `check-bot` found a check that failed, or one that an earlier failure kept from running (the
+/// same code as a failed verify: a check found something that does not hold).
 pub const CHECK_FAILED: i32 = 1;
 /// A wrong option or option value (also clap's own code for usage errors).
 pub const USAGE: i32 = 2;

@@ -31,7 +31,7 @@ use crate::rules::{BoardKind, Colour, MoveKind, Outcome, Position, Rules, Seat, 
 use anyhow::Result;
 use clap::Args;
 use positions::{is_placing, Scenario};
-use report::{Check, Report, Times};
+use report::{Check, Counts, Report, Times};
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
@@ -875,11 +875,7 @@ impl Checker {
         let mut checks = vec![self.startup_check()];
         checks.append(&mut done);
         let skipped = |id: &str, title: &str| {
-            Check::fail(
-                id,
-                title,
-                "not checked: the bot did not answer start at all".into(),
-            )
+            Check::not_checked(id, title, "the bot did not answer start at all")
         };
         for s in &scenarios[1..] {
             checks.push(skipped(&s.id, &s.title));
@@ -1237,7 +1233,8 @@ pub fn run(args: &CheckBotArgs) -> Result<()> {
         move_ms: args.move_ms,
         startup_ms: args.startup_ms,
         grace_ms: args.grace_ms,
-        passed: checks.iter().all(|c| c.passed),
+        passed: Counts::of(&checks).all_passed(),
+        counts: Counts::of(&checks),
         times: Times::of(&checker.answer_ms, args.move_ms),
         checks,
     };
@@ -1259,14 +1256,11 @@ pub fn run(args: &CheckBotArgs) -> Result<()> {
             Ok(()) => {}
         }
     }
-    if report.passed {
+    // A check that could not run is no pass: exit 1 unless every check ran and passed.
+    if report.counts.all_passed() {
         Ok(())
     } else {
-        let failed = report.checks.iter().filter(|c| !c.passed).count();
-        Err(fail(
-            exit::CHECK_FAILED,
-            format!("{failed} of {} checks failed", report.checks.len()),
-        ))
+        Err(fail(exit::CHECK_FAILED, report.counts.verdict()))
     }
 }
 

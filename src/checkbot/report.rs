@@ -1,10 +1,21 @@
-//! The checklist `check-bot` prints: one line per check, passed or failed, and for a failure the
-//! exact lines that were sent and what came back, so that the author can pipe them into the bot
-//! by hand. `--json` prints the same as one JSON object (shape in README.md, "Checking a bot").
+//! The checklist `check-bot` prints: one line per check, passed, failed or not checked, and for a
+//! failure the exact lines that were sent and what came back, so that the author can pipe them
+//! into the bot by hand. `--json` prints the same as one JSON object (shape in README.md, "Checking a bot").
 
 use crate::explain::stderr_excerpt;
 use crate::text::visible;
 use serde::Serialize;
+
+/// How a check came out. "Not checked" is kept apart from "failed" so that one early mistake
+/// (a bot that never answers `start`) reads as one failure to fix, not as twenty.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Status {
+    Passed,
+    Failed,
+    /// The check could not run because of an earlier failure; it says nothing about the bot.
+    NotChecked,
+}
 
 /// One line of the checklist.
 #[derive(Clone, Debug, Serialize)]
@@ -13,6 +24,9 @@ pub struct Check {
     pub id: String,
     /// What is checked, for people.
     pub title: String,
+    pub status: Status,
+    /// Whether the check ran and passed (`status` is `passed`): kept for readers of the JSON
+    /// that know only this field.
     pub passed: bool,
     /// What happened, in one line: what was sent, what came back, how long it took.
     pub summary: String,
@@ -35,6 +49,7 @@ impl Check {
         Check {
             id: id.into(),
             title: title.into(),
+            status: Status::Passed,
             passed: true,
             summary,
             sent: Vec::new(),
@@ -46,9 +61,63 @@ impl Check {
 
     pub fn fail(id: &str, title: &str, summary: String) -> Check {
         Check {
+            status: Status::Failed,
             passed: false,
             ..Check::pass(id, title, summary)
         }
+    }
+
+    /// A check that an earlier failure kept from running; `why` names that failure.
+    pub fn not_checked(id: &str, title: &str, why: &str) -> Check {
+        Check {
+            status: Status::NotChecked,
+            passed: false,
+            ..Check::pass(id, title, format!("not checked: {why}"))
+        }
+    }
+}
+
+/// How many checks came out each way.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct Counts {
+    pub passed: usize,
+    pub failed: usize,
+    pub not_checked: usize,
+}
+
+impl Counts {
+    pub fn of(checks: &[Check]) -> Counts {
+        let mut counts = Counts::default();
+        for check in checks {
+            match check.status {
+                Status::Passed => counts.passed += 1,
+                Status::Failed => counts.failed += 1,
+                Status::NotChecked => counts.not_checked += 1,
+            }
+        }
+        counts
+    }
+
+    /// Every check ran and passed: the exit code is 0 exactly then.
+    pub fn all_passed(&self) -> bool {
+        self.failed == 0 && self.not_checked == 0
+    }
+
+    /// The verdict in one line: `25 checks: 2 failed, 22 not checked, 1 passed`.
+    pub fn verdict(&self) -> String {
+        let total = self.passed + self.failed + self.not_checked;
+        if self.all_passed() {
+            return format!("all {total} checks passed");
+        }
+        let mut parts = Vec::new();
+        if self.failed > 0 {
+            parts.push(format!("{} failed", self.failed));
+        }
+        if self.not_checked > 0 {
+            parts.push(format!("{} not checked", self.not_checked));
+        }
+        parts.push(format!("{} passed", self.passed));
+        format!("{total} checks: {}", parts.join(", "))
     }
 }
 
@@ -93,8 +162,10 @@ pub struct Report {
     pub move_ms: u64,
     pub startup_ms: u64,
     pub grace_ms: u64,
-    /// Whether every check passed (the exit code is 0 exactly then).
+    /// Whether every check ran and passed (the exit code is 0 exactly then).
     pub passed: bool,
+    /// How many checks passed, failed, and were not checked.
+    pub counts: Counts,
     pub checks: Vec<Check>,
     /// Answer times of every move the bot sent in time; absent when it sent none.
     pub times: Option<Times>,
@@ -121,7 +192,11 @@ impl Report {
             .max()
             .unwrap_or(0);
         for check in &self.checks {
-            let mark = if check.passed { "ok  " } else { "FAIL" };
+            let mark = match check.status {
+                Status::Passed => "ok  ",
+                Status::Failed => "FAIL",
+                Status::NotChecked => "--  ",
+            };
             out.push_str(&format!(
                 "{mark}  {:width$}  {}\n",
                 check.title,
@@ -142,16 +217,19 @@ impl Report {
                 out.push_str(&format!("        hint:   {hint}\n"));
             }
         }
-        let passed = self.checks.iter().filter(|c| c.passed).count();
-        out.push_str(&format!(
-            "\n{passed} of {} checks passed{}\n",
-            self.checks.len(),
-            if self.passed {
-                ": the bot speaks the protocol."
-            } else {
-                "."
-            }
-        ));
+        out.push('\n');
+        out.push_str(&self.counts.verdict());
+        if self.counts.all_passed() {
+            out.push_str(": the bot speaks the protocol.\n");
+        } else {
+            out.push_str(".\n");
+        }
+        if self.counts.not_checked > 0 {
+            out.push_str(
+                "Not checked: an earlier failure kept them from running; fix the failures and \
+                 check again.\n",
+            );
+        }
         out
     }
 }
@@ -174,6 +252,62 @@ mod tests {
     }
 
     #[test]
+    fn not_checked_is_counted_apart_from_failed() {
+        let checks = vec![
+            Check::pass("a", "one", "fine".into()),
+            Check::fail("b", "two", "wrong".into()),
+            Check::not_checked("c", "three", "the bot did not answer start at all"),
+            Check::not_checked("d", "four", "the bot did not answer start at all"),
+        ];
+        let counts = Counts::of(&checks);
+        assert_eq!(
+            counts,
+            Counts {
+                passed: 1,
+                failed: 1,
+                not_checked: 2
+            }
+        );
+        assert!(!counts.all_passed());
+        assert_eq!(
+            counts.verdict(),
+            "4 checks: 1 failed, 2 not checked, 1 passed"
+        );
+        // Nothing failed, but something could not run: still no pass.
+        let counts = Counts::of(&checks[2..]);
+        assert!(!counts.all_passed());
+        assert_eq!(counts.verdict(), "2 checks: 2 not checked, 0 passed");
+        let counts = Counts::of(&checks[..1]);
+        assert!(counts.all_passed());
+        assert_eq!(counts.verdict(), "all 1 checks passed");
+
+        let report = Report {
+            command: vec!["bot".into()],
+            seed: 0,
+            move_ms: 1,
+            startup_ms: 1,
+            grace_ms: 1,
+            passed: false,
+            counts: Counts::of(&checks),
+            checks,
+            times: None,
+        };
+        let text = report.text();
+        assert!(text.contains("FAIL  two"), "{text}");
+        assert!(
+            text.contains("--    three  not checked: the bot did not answer start at all"),
+            "{text}"
+        );
+        assert!(text.contains("\n4 checks: 1 failed, 2 not checked, 1 passed.\n"));
+        assert!(text.contains("Not checked: an earlier failure kept them from running"));
+        let json = serde_json::to_value(&report).unwrap();
+        assert_eq!(json["checks"][2]["status"], "not-checked");
+        assert_eq!(json["checks"][2]["passed"], false);
+        assert_eq!(json["checks"][1]["status"], "failed");
+        assert_eq!(json["counts"]["not_checked"], 2);
+    }
+
+    #[test]
     fn bot_text_cannot_reach_the_terminal_raw() {
         let mut check = Check::fail("x", "a check", "got \u{1b}[2J".into());
         check.got = Some("line\nforged".into());
@@ -184,6 +318,7 @@ mod tests {
             startup_ms: 1,
             grace_ms: 1,
             passed: false,
+            counts: Counts::of(std::slice::from_ref(&check)),
             checks: vec![check],
             times: None,
         };

@@ -65,6 +65,16 @@ fn assert_all_pass(options: &[&str], command: &[&str]) -> Value {
         out.status.code()
     );
     assert_eq!(report["passed"], true);
+    let counts = &report["counts"];
+    assert_eq!(
+        (&counts["failed"], &counts["not_checked"]),
+        (&Value::from(0), &Value::from(0)),
+        "{counts}"
+    );
+    assert_eq!(
+        counts["passed"].as_u64().unwrap() as usize,
+        report["checks"].as_array().unwrap().len()
+    );
     report
 }
 
@@ -220,10 +230,11 @@ fn a_bot_that_never_says_ready_fails_startup_and_nothing_waits_for_it_again() {
         startup["hint"].as_str().unwrap().contains("flush"),
         "{startup}"
     );
-    // What the bot never got to do is not checked, rather than passed.
-    for id in ["stdout", "stdin-close", "end", "times"] {
+    // What the bot never got to do is not checked, rather than passed or failed.
+    for id in ["stdout", "stdin-close", "end", "times", "game-3p-seat-0"] {
         let check = find(&report, id);
         assert_eq!(check["passed"], false, "{check}");
+        assert_eq!(check["status"], "not-checked", "{check}");
         assert!(
             check["summary"]
                 .as_str()
@@ -232,8 +243,57 @@ fn a_bot_that_never_says_ready_fails_startup_and_nothing_waits_for_it_again() {
             "{check}"
         );
     }
+    // Only the two exchanges that ran count as failed; the rest are counted apart.
+    let checks = report["checks"].as_array().unwrap();
+    assert_eq!(find(&report, "startup")["status"], "failed");
+    assert_eq!(find(&report, "board-8x8-3")["status"], "failed");
+    let counts = &report["counts"];
+    assert_eq!(counts["failed"], 2, "{counts}");
+    assert_eq!(counts["passed"], 0, "{counts}");
+    assert_eq!(
+        counts["not_checked"].as_u64().unwrap() as usize,
+        checks.len() - 2,
+        "{counts}"
+    );
     // One start waited for (with the checker's extra look), not one per check.
     assert!(started.elapsed().as_secs() < 8, "{:?}", started.elapsed());
+}
+
+/// On the terminal, the checks a bot never got to are marked apart and counted apart: a bot
+/// author sees one mistake to fix, not twenty-five.
+#[test]
+fn the_checklist_counts_not_checked_apart_from_failed() {
+    let out = multiversi()
+        .args(["check-bot", "--startup-ms", "300", "--", "python3"])
+        .arg(broken_bot())
+        .arg("never-ready")
+        .env_remove("PYTHONUNBUFFERED")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    let lines: Vec<&str> = text.lines().collect();
+    let marked = |mark: &str| lines.iter().filter(|l| l.starts_with(mark)).count();
+    assert_eq!(marked("FAIL  "), 2, "{text}");
+    assert_eq!(marked("ok    "), 0, "{text}");
+    let skipped: Vec<&&str> = lines.iter().filter(|l| l.starts_with("--    ")).collect();
+    assert_eq!(skipped.len(), 23, "{text}");
+    assert!(
+        skipped
+            .iter()
+            .all(|l| l.contains("not checked: the bot did not answer start")),
+        "{text}"
+    );
+    assert!(
+        text.contains("\n25 checks: 2 failed, 23 not checked, 0 passed.\n"),
+        "{text}"
+    );
+    assert!(text.contains("fix the failures and check again"), "{text}");
+    assert!(
+        stderr(&out).contains("25 checks: 2 failed, 23 not checked, 0 passed"),
+        "{}",
+        stderr(&out)
+    );
 }
 
 #[test]
