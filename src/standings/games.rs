@@ -564,6 +564,32 @@ pub(crate) mod tests {
     }
 
     #[test]
+    fn a_name_with_two_commands_is_one_bot_and_a_clash() {
+        let win = Outcome::Win { winner: 0 };
+        let mut games = Games::new();
+        let mut r = record(&["a", "b", "c"], &[3, 2, 1], &[&[0], &[1], &[2]], win);
+        r.game = "g1".into();
+        games.add_from(&r, || "one.jsonl:1".into()).unwrap();
+        r.game = "g2".into();
+        games.add_from(&r, || "one.jsonl:2".into()).unwrap();
+        assert!(games.name_clashes().is_empty());
+        r.game = "g3".into();
+        r.seats[1].command = vec!["./b".into()];
+        games.add_from(&r, || "two.jsonl:1".into()).unwrap();
+        assert_eq!(games.names, vec!["a", "b", "c"]);
+        assert_eq!(
+            games.name_clashes(),
+            vec![NameClash {
+                name: "b".into(),
+                commands: vec![
+                    (vec!["builtin:b".into()], "one.jsonl:1".into()),
+                    (vec!["./b".into()], "two.jsonl:1".into()),
+                ],
+            }]
+        );
+    }
+
+    #[test]
     fn inconsistent_records_are_refused() {
         let win = Outcome::Win { winner: 0 };
         let mut games = Games::new();

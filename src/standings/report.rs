@@ -637,7 +637,7 @@ mod tests {
         let lines: Vec<&str> = text.lines().collect();
         assert!(lines[0].ends_with("  ready as"), "{text}");
         assert!(
-            !text.contains("95% interval") && !text.contains("LOS"),
+            !lines[0].contains("interval") && !lines[0].contains("LOS"),
             "{text}"
         );
         assert!(
