@@ -4,12 +4,12 @@
 # recorded; the table (win rates with 95% Wilson intervals, faults, slowest move of the bot under
 # test) is computed from the records by bench/table.py.
 #
-#   bench/strength.sh            # the full run (about 5-10 minutes)
-#   GAMES=24 SMALL=12 SHORT=24 bench/strength.sh   # a quicker, rougher run
+#   bench/strength.sh            # the full run (about 20-30 minutes)
+#   GAMES=24 SMALL=12 SHORT=24 LONG=8 bench/strength.sh   # a quicker, rougher run
 #   ONLY=ms bench/strength.sh    # only the matchups whose id matches (here: the short limits)
 #
 # Most matchups play at MOVE_MS per move; the short-limit ones (ids ending in 20ms and 50ms) at
-# 20 and 50 ms, where an engine must keep searching without answering late. Each match plays one
+# 20 and 50 ms, where an engine must keep searching without answering late, and one at 1000 ms. Each match plays one
 # game at a time (--concurrency 1), so that two matches share the two cores of the machine.
 #
 # Fixed seeds make the line-ups, seats and random bots repeat; search engines depend on the clock,
@@ -20,14 +20,18 @@ cd "$(dirname "$0")/.."
 GAMES=${GAMES:-96}    # the bars' matchups
 SMALL=${SMALL:-48}    # other rules and head-to-head
 SHORT=${SHORT:-48}    # short move limits
+LONG=${LONG:-24}      # the long move limit (about 40 s a game)
 ONLY=${ONLY:-}        # run only the matchups whose id contains this
 MOVE_MS=${MOVE_MS:-100}
 SEED=${SEED:-2026}
 OUT=${OUT:-target/strength}
 BEST=${BEST:-builtin:best}
 
-cargo build --release --quiet
-BIN=target/release/multiversi
+# BIN=PATH measures another build of the referee and its built-in bots (say, a variant to compare).
+if [ -z "${BIN:-}" ]; then
+    cargo build --release --quiet
+    BIN=target/release/multiversi
+fi
 rm -rf "$OUT"
 mkdir -p "$OUT"
 
@@ -61,12 +65,15 @@ matchup 10-brsplus-brs "$SMALL" "brs+ vs 3 brs, 8x8, 4 players" builtin:brs+ bui
 matchup 11-brsplus-greedy "$SMALL" "brs+ vs 3 greedy, 8x8, 4 players" builtin:brs+ $G $G $G
 matchup 12-mcts-brs "$SMALL" "mcts vs 3 brs, 8x8, 4 players" builtin:mcts builtin:brs builtin:brs builtin:brs
 matchup 13-mcts-brsplus-3p10 "$SMALL" "mcts vs 2 brs+, 10x10, 3 players" builtin:mcts builtin:brs+ builtin:brs+ -- --board 10x10
-B=builtin:brs+
+B=builtin:brs+ P=builtin:brs
 for ms in 20 50; do
     MS=$ms matchup "14-best-greedy-${ms}ms" "$SHORT" "best vs 3 greedy, 8x8, 4 players" "$BEST" $G $G $G
     MS=$ms matchup "15-best-random-${ms}ms" "$SHORT" "best vs 3 random, 8x8, 4 players" "$BEST" $R $R $R
     MS=$ms matchup "16-best-brsplus-${ms}ms" "$SHORT" "best vs 3 brs+, 8x8, 4 players" "$BEST" $B $B $B
+    MS=$ms matchup "17-best-brs-${ms}ms" "$SHORT" "best vs 3 brs, 8x8, 4 players" "$BEST" $P $P $P
 done
+# A long limit, where the engines search for most of a second per move.
+MS=1000 matchup "18-best-brsplus-1000ms" "$LONG" "best vs 3 brs+, 8x8, 4 players" "$BEST" $B $B $B
 wait
 
 echo "seed $SEED, $MOVE_MS ms per move unless the matchup says otherwise, seats rotated; records in $OUT"

@@ -13,7 +13,8 @@ pub const CHECK_FAILED: i32 = 1;
 pub const USAGE: i32 = 2;
 /// An input file is missing, unreadable or damaged.
 pub const BAD_INPUT: i32 = 3;
-/// A bot could not be started.
+/// A bot could not be started, or never answered `start`: a match stops, a league leaves the
+/// bot out and plays every other game first.
 pub const BOT_START: i32 = 4;
 /// Output could not be written (record, log, HTML).
 pub const OUTPUT: i32 = 5;

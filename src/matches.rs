@@ -6,7 +6,7 @@ use crate::bots;
 use crate::exit::{self, fail};
 use crate::explain;
 use crate::league::lineup::{bot_spec, run_stamp, set_logs};
-use crate::league::runner::{BotSpec, DealPlan, GamePlan, Run, SilentBots};
+use crate::league::runner::{BotSpec, DealPlan, GamePlan, LeftOut, Run, SilentBots};
 use crate::league::schedule::{factorial, seating};
 use crate::league::session;
 use crate::names;
@@ -295,6 +295,8 @@ pub fn run_match(args: &MatchArgs) -> Result<()> {
         } else {
             SilentBots::Stop
         },
+        // A bot whose command cannot work stops the match before it starts (`config`).
+        left_out: LeftOut::default(),
         table_every: 0,
     };
     session::play(&run, "match")

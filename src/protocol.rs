@@ -81,6 +81,12 @@ pub enum ToBot {
         /// Seats disqualified so far: their turns are skipped.
         #[serde(default)]
         out: Vec<Seat>,
+        /// How long this seat's previous move in this game took by the referee's clock (from
+        /// sending its turn to reading its move), `None` before its first move. What a bot
+        /// measures itself misses the time its turn and its answer spend in pipes and waiting
+        /// for the processor; this is the whole of it, as the time limit counts it.
+        #[serde(default)]
+        last_move_ms: Option<f64>,
     },
     End {
         game: String,
@@ -113,6 +119,7 @@ pub struct TurnView<'a> {
     pub time_ms: u64,
     pub clocks_ms: &'a [Option<u64>],
     pub out: &'a [Seat],
+    pub last_move_ms: Option<f64>,
 }
 
 fn push_square(line: &mut Vec<u8>, sq: Square) {
@@ -210,7 +217,15 @@ impl TurnView<'_> {
             }
             push_number(line, seat as u64);
         }
-        line.extend_from_slice(b"]}\n");
+        line.extend_from_slice(b"],\"last_move_ms\":");
+        match self.last_move_ms {
+            // The same shortest round-trip digits serde_json writes for an f64.
+            Some(ms) if ms.is_finite() => {
+                line.extend_from_slice(serde_json::Value::from(ms).to_string().as_bytes())
+            }
+            _ => line.extend_from_slice(b"null"),
+        }
+        line.extend_from_slice(b"}\n");
     }
 }
 
@@ -414,9 +429,15 @@ mod tests {
     fn the_hand_written_turn_is_what_serde_writes() {
         let sq = |s: &str| s.parse::<Square>().unwrap();
         let rows: Vec<String> = vec!["..#".into(), "-BN".into()];
-        for (kind, clocks) in [
-            (MoveKind::Flipping, vec![None, None, None]),
-            (MoveKind::Placing, vec![Some(0), Some(12345678901), Some(7)]),
+        for (kind, clocks, last_move_ms) in [
+            (MoveKind::Flipping, vec![None, None, None], None),
+            (
+                MoveKind::Placing,
+                vec![Some(0), Some(12345678901), Some(7)],
+                Some(3.97),
+            ),
+            (MoveKind::Flipping, vec![None, None, None], Some(12.0)),
+            (MoveKind::Flipping, vec![None, None, None], Some(0.001)),
         ] {
             let view = TurnView {
                 game: "g-\"1\"\u{e9}",
@@ -429,6 +450,7 @@ mod tests {
                 time_ms: 1000,
                 clocks_ms: &clocks,
                 out: &[1, 3],
+                last_move_ms,
             };
             let mut line = Vec::new();
             view.write_line(&mut line);
@@ -447,6 +469,7 @@ mod tests {
                 time_ms: 1000,
                 clocks_ms: clocks.clone(),
                 out: vec![1, 3],
+                last_move_ms,
             }
             .to_line();
             assert_eq!(
@@ -466,6 +489,7 @@ mod tests {
             time_ms: 0,
             clocks_ms: &[],
             out: &[],
+            last_move_ms: None,
         }
         .write_line(&mut empty);
         assert!(serde_json::from_slice::<ToBot>(&empty).is_ok());

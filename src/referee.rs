@@ -541,6 +541,7 @@ impl Game<'_> {
         let time = setup.time;
         let mut clocks: Vec<Option<f64>> = vec![time.clock_ms.map(|c| c as f64); n];
         let mut seen = vec![0usize; n];
+        let mut last_move_ms: Vec<Option<f64>> = vec![None; n];
         let mut turn: Vec<u8> = Vec::with_capacity(1024);
         loop {
             if interrupted() {
@@ -585,6 +586,7 @@ impl Game<'_> {
                 time_ms,
                 clocks_ms: &clocks_ms,
                 out: &out,
+                last_move_ms: last_move_ms[seat],
             }
             .write_line(&mut turn);
             let sent = Instant::now();
@@ -665,6 +667,7 @@ impl Game<'_> {
                         flips: played.flips,
                         ms: (ms * 1000.0).round() / 1000.0,
                     };
+                    last_move_ms[seat] = Some(record.ms);
                     self.observer.moved(&setup.game, &record, &self.position);
                     self.moves.push(record);
                     seen[seat] = self.moves.len();

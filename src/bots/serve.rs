@@ -37,6 +37,7 @@ pub fn serve(name: &str, seed: u64) -> Result<(), String> {
         let reply = match message {
             ToBot::Start { rules, seat, .. } => {
                 bot.new_game(&rules, seat);
+                latency.new_game();
                 latency.probe();
                 game = Some((rules, seat));
                 format!(
@@ -52,8 +53,10 @@ pub fn serve(name: &str, seed: u64) -> Result<(), String> {
                 out: gone,
                 time_ms,
                 clocks_ms,
+                last_move_ms,
                 ..
             } => {
+                latency.referee_saw(last_move_ms);
                 let (rules, _) = game.as_ref().ok_or("a turn before any start")?;
                 let mut position = Position::from_rows(rules.clone(), &rows, seat, ply)?;
                 for s in gone {
@@ -69,7 +72,8 @@ pub fn serve(name: &str, seed: u64) -> Result<(), String> {
                 writeln!(out, "{reply}")
                     .and_then(|()| out.flush())
                     .map_err(|e| format!("writing stdout: {e}"))?;
-                latency.observe(super::time::stop_time(received, deadline), Instant::now());
+                let planned = super::time::stop_time(received, deadline);
+                latency.observe(received, planned, Instant::now());
                 continue;
             }
             ToBot::End { .. } => continue,

@@ -524,6 +524,7 @@ impl Checker {
             time_ms: self.time.move_ms,
             clocks_ms: &vec![None; n],
             out: &[],
+            last_move_ms: None,
         }
         .write_line(&mut turn);
         if scenario.unknown_fields {
@@ -1105,6 +1106,7 @@ fn turn_before_fault(record: &GameRecord, fault: &FaultRecord, move_ms: u64) -> 
         time_ms: move_ms,
         clocks_ms: &vec![None; n],
         out: &out,
+        last_move_ms: None,
     }
     .write_line(&mut line);
     Some(line_text(&line))

@@ -9,7 +9,7 @@
 use super::config::{ConfigError, LeagueConfig, EXAMPLE};
 use super::lineup::{bot_spec, set_logs};
 use super::records::{self, Finished};
-use super::runner::{BotSpec, DealPlan, GamePlan, Run, SilentBots};
+use super::runner::{BotSpec, DealPlan, GamePlan, LeftOut, Run, SilentBots};
 use super::schedule::{self, factorial, seating, Deal, Shape};
 use super::session;
 use crate::exit::{self, fail};
@@ -362,6 +362,10 @@ pub fn run_league(args: &LeagueArgs) -> Result<()> {
         events: false,
         record: Some(record),
         silent: SilentBots::LeaveOut,
+        left_out: LeftOut {
+            bots: left_out,
+            games: skipped,
+        },
         table_every: config.standings_every,
     };
     if skipped > 0 {

@@ -2,7 +2,7 @@
 //! lock (several workers finish games at once) and forced to disk as each game ends, so that a
 //! crash or a `kill -9` never loses or damages a game already reported as finished.
 
-use crate::record::{GameRecord, ScheduleRef};
+use crate::record::{GameRecord, ScheduleRef, FORMAT};
 use std::collections::HashSet;
 use std::fs::File;
 use std::io::{BufRead, Read, Seek, SeekFrom, Write};
@@ -22,7 +22,10 @@ struct Appender {
     /// The file ended without a newline (a line cut off by a crash): the next game starts on a
     /// line of its own, so that the damaged line stays the only damaged one.
     needs_newline: bool,
-    lines: u64,
+    /// The games the file holds: whole records, not a damaged line.
+    games: u64,
+    /// Lines that are not a whole record (cut off by a kill, or not a game at all).
+    damaged: u64,
 }
 
 impl RecordFile {
@@ -41,14 +44,15 @@ impl RecordFile {
             file.read_exact(&mut last)?;
             needs_newline = last[0] != b'\n';
         }
-        let lines = count_lines(path)?;
+        let (games, damaged) = count_games(path)?;
         let sync = file.try_clone()?;
         Ok(RecordFile {
             path: path.to_path_buf(),
             state: Mutex::new(Appender {
                 file,
                 needs_newline,
-                lines,
+                games,
+                damaged,
             }),
             sync,
         })
@@ -58,9 +62,14 @@ impl RecordFile {
         &self.path
     }
 
-    /// How many lines (games, and any damaged line) the file holds now.
-    pub fn lines(&self) -> u64 {
-        self.state.lock().map_or(0, |s| s.lines)
+    /// How many games the file holds now: the whole records, not a line cut off by a kill.
+    pub fn games(&self) -> u64 {
+        self.state.lock().map_or(0, |s| s.games)
+    }
+
+    /// How many lines of the file are not a whole record (`replay` and `standings` skip them).
+    pub fn damaged(&self) -> u64 {
+        self.state.lock().map_or(0, |s| s.damaged)
     }
 
     /// Appends one game as one line with a single write, then forces it to disk.
@@ -84,25 +93,38 @@ impl RecordFile {
                 return Err(e);
             }
             state.needs_newline = false;
-            state.lines += 1;
+            state.games += 1;
         }
         self.sync.sync_data()
     }
 }
 
-fn count_lines(path: &Path) -> std::io::Result<u64> {
+/// Counts the games (lines that are a whole record) and the damaged lines of a file. A record
+/// is told by its `format` alone: what else is wrong with it is for `replay --verify` to say,
+/// and a full parse of every line would slow down opening a league's large file.
+fn count_games(path: &Path) -> std::io::Result<(u64, u64)> {
     let mut reader = std::io::BufReader::new(File::open(path)?);
-    let mut n = 0;
+    let (mut games, mut damaged) = (0, 0);
     let mut buf = Vec::new();
     loop {
         buf.clear();
         if reader.read_until(b'\n', &mut buf)? == 0 {
-            return Ok(n);
+            return Ok((games, damaged));
         }
-        if buf.iter().any(|b| !b.is_ascii_whitespace()) {
-            n += 1;
+        if buf.iter().all(u8::is_ascii_whitespace) {
+            continue;
+        }
+        match serde_json::from_slice::<Format>(&buf) {
+            Ok(Format { format }) if format == FORMAT => games += 1,
+            _ => damaged += 1,
         }
     }
+}
+
+/// The one field that tells a game record from any other line.
+#[derive(serde::Deserialize)]
+struct Format {
+    format: String,
 }
 
 /// Only the parts of a record the runner reads back: where the game sits, how long it took.
@@ -147,5 +169,26 @@ pub fn finished(path: &Path, run: &str, into: &mut Finished) -> std::io::Result<
                 into.total_ms += duration_ms;
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_cut_off_line_is_not_counted_as_a_game() {
+        let dir = std::env::temp_dir().join(format!("multiversi-records-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("games.jsonl");
+        let game = r#"{"format":"multiversi-game","version":1,"game":"g1"}"#;
+        let cut = r#"{"format":"multiversi-game","version":1,"ga"#;
+        std::fs::write(&path, format!("{game}\n\n{game}\n{cut}")).unwrap();
+        let file = RecordFile::open(&path).unwrap();
+        assert_eq!((file.games(), file.damaged()), (2, 1));
+        std::fs::write(&path, format!("{game}\nnot a record\n[1]\n{cut}\n{game}\n")).unwrap();
+        let file = RecordFile::open(&path).unwrap();
+        assert_eq!((file.games(), file.damaged()), (2, 3));
+        let _ = std::fs::remove_dir_all(&dir);
     }
 }

@@ -10,7 +10,14 @@
 //!
 //! Records are written by the worker that played the game, one whole line under a lock, and
 //! forced to disk before the game counts as done (see `records`). The main thread counts the
-//! games, shows progress and notices bots that never once answered `start`.
+//! games and shows progress.
+//!
+//! A bot that never once answered `start` (a wrong path that starts an interpreter which exits
+//! at once) would lose every game it is in. The workers notice it in the first game it plays
+//! and, unless told to play on, do not record that game, nor any other game in which it has
+//! failed to answer `start` (another worker may be playing one at the same time): such games
+//! say nothing about the bots, and a recorded one would count as done when the run is resumed
+//! after the bot is fixed.
 
 use super::records::RecordFile;
 use super::table::Table;
@@ -67,14 +74,26 @@ pub struct DealPlan {
 }
 
 /// What to do with a bot that never once answered `start` (a wrong path, a missing interpreter).
+/// With `Stop` and `LeaveOut` the games in which it failed to answer are not recorded.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum SilentBots {
     /// Stop the run: every game it plays would be lost (a match, unless `--keep-going`).
     Stop,
     /// Leave it out: skip the deals it is in and go on with the others (a league).
     LeaveOut,
-    /// Play on as if nothing happened (`match --keep-going`).
+    /// Play on and record its games as lost by its fault (`match --keep-going`).
     PlayOn,
+}
+
+/// Bots the caller left out before the run (a league bot whose command cannot work at all):
+/// their deals are not in the run's `deals`, and the run's end reports them with the bots left
+/// out on the way.
+#[derive(Clone, Debug, Default)]
+pub struct LeftOut {
+    /// The bots, by their place in the run's `bots`.
+    pub bots: Vec<usize>,
+    /// The games of their deals not played.
+    pub games: u64,
 }
 
 /// A whole run.
@@ -90,6 +109,8 @@ pub struct Run {
     pub events: bool,
     pub record: Option<RecordFile>,
     pub silent: SilentBots,
+    /// Bots left out before the run began.
+    pub left_out: LeftOut,
     /// Print the table every this many games (0: only at the end).
     pub table_every: u64,
 }
@@ -109,6 +130,9 @@ pub struct Finished {
     pub games: u64,
     pub interrupted: bool,
     pub silent: Vec<SilentBot>,
+    /// Games played but not recorded (nor counted in the tallies): a bot in them had never
+    /// answered `start`.
+    pub not_recorded: u64,
     /// Games not played because a silent bot was left out or the run stopped early.
     pub skipped: u64,
     /// A record could not be written: the run stopped.
@@ -122,6 +146,8 @@ enum Report {
         record: Box<GameRecord>,
         bots: Vec<usize>,
     },
+    /// A game was played but not recorded: a bot in it had never answered `start`.
+    NotRecorded,
     /// Games not played (a deal with a silent bot, or the rest of a deal when the run stops).
     Skipped(u64),
     /// A bot never answered `start` in its first game.
@@ -137,7 +163,7 @@ struct Shared<'a> {
     stop: AtomicBool,
     /// Per bot: it never answered `start` and is left out.
     silent: Vec<AtomicBool>,
-    /// Per bot: it answered `start` at least once.
+    /// Per bot: it answered `start` at least once in this run.
     answered: Vec<AtomicBool>,
     /// Per bot: its silence has been reported.
     reported: Vec<AtomicBool>,
@@ -169,6 +195,7 @@ pub fn run(run: &Run) -> Finished {
         games: 0,
         interrupted: false,
         silent: Vec::new(),
+        not_recorded: 0,
         skipped: 0,
         write_error: None,
     };
@@ -205,6 +232,10 @@ pub fn run(run: &Run) -> Finished {
                     }
                 }
                 Ok(Report::Silent(silent)) => finished.silent.push(silent),
+                Ok(Report::NotRecorded) => {
+                    finished.not_recorded += 1;
+                    progress.skipped(1);
+                }
                 Ok(Report::Skipped(n)) => {
                     finished.skipped += n;
                     progress.skipped(n);
@@ -225,14 +256,27 @@ pub fn run(run: &Run) -> Finished {
     finished
 }
 
-/// Notes which bots answered `start` in a game just played, and reports the first game of a bot
-/// that has never answered: it crashed or stayed silent before `ready` (a wrong path, a missing
-/// interpreter). A bot that answered with something else did answer, and its fault says what.
-/// Done by the worker before its next game, so that a match stops at once.
-fn check_answers(shared: &Shared, record: &GameRecord, bots: &[usize], tx: &mpsc::Sender<Report>) {
+/// Notes which bots answered `start` in a game just played, and finds the bots in it that
+/// have never answered: they crashed or stayed silent before `ready` (a wrong path, a missing
+/// interpreter), here and in every game before. A bot that answered with something else did
+/// answer, and its fault says what. The first such game of a bot is reported; every one stops
+/// the run or leaves the bot out, as the run says. Returns whether the game had such a bot, and
+/// so is not to be recorded (unless the run plays on). Done by the worker before it records the
+/// game, and before its next game, so that a match stops at once.
+fn check_answers(
+    shared: &Shared,
+    record: &GameRecord,
+    bots: &[usize],
+    tx: &mpsc::Sender<Report>,
+) -> bool {
     for (seat, &bot) in bots.iter().enumerate() {
         if record.seats.get(seat).is_some_and(|s| s.ready.is_some()) {
             shared.answered[bot].store(true, Ordering::SeqCst);
+        }
+    }
+    let mut silent_here = false;
+    for (seat, &bot) in bots.iter().enumerate() {
+        if record.seats.get(seat).is_some_and(|s| s.ready.is_some()) {
             continue;
         }
         let Some(fault) = record.faults.iter().find(|f| f.seat == seat) else {
@@ -240,20 +284,23 @@ fn check_answers(shared: &Shared, record: &GameRecord, bots: &[usize], tx: &mpsc
         };
         if !matches!(fault.kind, FaultKind::Crash | FaultKind::Timeout)
             || shared.answered[bot].load(Ordering::SeqCst)
-            || shared.reported[bot].swap(true, Ordering::SeqCst)
         {
             continue;
         }
+        silent_here = true;
         match shared.run.silent {
             SilentBots::Stop => shared.stop.store(true, Ordering::SeqCst),
             SilentBots::LeaveOut => shared.silent[bot].store(true, Ordering::SeqCst),
             SilentBots::PlayOn => {}
         }
-        let _ = tx.send(Report::Silent(SilentBot {
-            bot,
-            fault: fault.clone(),
-        }));
+        if !shared.reported[bot].swap(true, Ordering::SeqCst) {
+            let _ = tx.send(Report::Silent(SilentBot {
+                bot,
+                fault: fault.clone(),
+            }));
+        }
     }
+    silent_here
 }
 
 /// One worker: takes deals until none is left or the run stops.
@@ -326,7 +373,10 @@ fn worker(shared: &Shared, tx: mpsc::Sender<Report>) {
                 break;
             };
             played += 1;
-            if let Some(file) = &run.record {
+            let bots: Vec<usize> = game.seating.iter().map(|&i| deal.bots[i]).collect();
+            let keep =
+                !check_answers(shared, &record, &bots, &tx) || run.silent == SilentBots::PlayOn;
+            if let Some(file) = run.record.as_ref().filter(|_| keep) {
                 if let Err(e) = file.append(&record) {
                     let _ = tx.send(Report::WriteFailed(format!(
                         "{}: cannot write game {}: {e}",
@@ -339,21 +389,28 @@ fn worker(shared: &Shared, tx: mpsc::Sender<Report>) {
             watch.event(|| {
                 json!({"type": "game_end", "game": record.game, "result": record.result,
                 "scores": record.scores, "ranking": record.ranking, "rows": record.final_rows,
-                "faults": record.faults.len()})
+                "faults": record.faults.len(), "recorded": keep})
             });
             if run.show {
                 watch.human(&format!(
-                    "game {}: {} (scores {:?})\n\n",
+                    "game {}: {} (scores {:?}){}\n\n",
                     record.game,
                     describe_result(&record),
-                    record.scores
+                    record.scores,
+                    if keep {
+                        ""
+                    } else {
+                        "; not recorded: a bot never answered start"
+                    }
                 ));
             }
-            let bots: Vec<usize> = game.seating.iter().map(|&i| deal.bots[i]).collect();
-            check_answers(shared, &record, &bots, &tx);
-            let _ = tx.send(Report::Played {
-                record: Box::new(record),
-                bots,
+            let _ = tx.send(if keep {
+                Report::Played {
+                    record: Box::new(record),
+                    bots,
+                }
+            } else {
+                Report::NotRecorded
             });
         }
         if played < deal.games.len() {

@@ -90,11 +90,15 @@ pub fn report(run: &Run, finished: &Finished, what: &str) -> Result<()> {
     watch.event(|| json!({"type": end, "table": finished.table.json()}));
     watch.human(&finished.table.text());
     if let Some(file) = &run.record {
+        let damaged = match file.damaged() {
+            0 => String::new(),
+            n => format!(" and {n} damaged line(s), which replay and standings skip"),
+        };
         crate::stderr_line!(
-            "multiversi: {} game(s) recorded in {}, which now holds {} game(s)",
+            "multiversi: {} game(s) recorded in {}, which now holds {} game(s){damaged}",
             finished.games,
             file.path().display(),
-            file.lines()
+            file.games()
         );
     }
     if let Some(message) = &finished.write_error {
@@ -110,43 +114,94 @@ pub fn report(run: &Run, finished: &Finished, what: &str) -> Result<()> {
         ));
     }
     for silent in &finished.silent {
-        let bot = &run.bots[silent.bot];
-        let tail = silent.fault.stderr_tail.trim_end();
-        let tail: Vec<&str> = tail.lines().rev().take(10).collect();
-        let tail: Vec<String> = tail
-            .into_iter()
-            .rev()
-            .map(|l| format!("  | {}", crate::text::visible(l)))
-            .collect();
-        crate::stderr_line!(
-            "multiversi: bot {} ({}) never answered start: {}{}\n  hint: check that the \
-             command starts the bot (run it by hand and paste a start message from \
-             protocol/PROTOCOL.md); a wrong path often starts an interpreter that exits at once",
-            crate::text::visible(&bot.name),
-            crate::text::visible(&bot.command.join(" ")),
-            crate::text::visible(&silent.fault.detail),
-            if tail.is_empty() {
-                String::new()
+        crate::stderr_line!("{}", never_answered(&run.bots[silent.bot], &silent.fault));
+    }
+    if finished.silent.is_empty() && run.left_out.bots.is_empty() {
+        return Ok(());
+    }
+    let silent_names = bot_names(run, finished.silent.iter().map(|s| s.bot));
+    match run.silent {
+        runner::SilentBots::PlayOn => Ok(()),
+        runner::SilentBots::Stop => {
+            let its = if finished.silent.len() == 1 {
+                "its"
             } else {
-                format!("; the end of its stderr:\n{}", tail.join("\n"))
-            }
-        );
+                "their"
+            };
+            let k = finished.not_recorded;
+            let recorded = match finished.games {
+                0 => format!(
+                    ", so no game was recorded (the {k} game(s) played without {its} answer are \
+                     left out; "
+                ),
+                n => format!(
+                    "; the {n} game(s) before were recorded, not the {k} played without {its} \
+                     answer ("
+                ),
+            };
+            Err(fail(
+                exit::BOT_START,
+                format!(
+                    "stopped: {silent_names} never answered start{recorded}--keep-going plays on \
+                     and records such games)"
+                ),
+            ))
+        }
+        runner::SilentBots::LeaveOut => {
+            let bots: Vec<usize> = run
+                .left_out
+                .bots
+                .iter()
+                .copied()
+                .chain(finished.silent.iter().map(|s| s.bot))
+                .collect();
+            let games = run.left_out.games + finished.not_recorded + finished.skipped;
+            let it = if bots.len() == 1 { "it" } else { "them" };
+            Err(fail(
+                exit::BOT_START,
+                format!(
+                    "left out {}: the {games} game(s) with {it} are not recorded, every other \
+                     game was; fix {it} and run the {what} again to play those games",
+                    bot_names(run, bots.into_iter())
+                ),
+            ))
+        }
     }
-    if !finished.silent.is_empty() && run.silent == runner::SilentBots::Stop {
-        return Err(fail(
-            exit::BOT_START,
-            format!(
-                "stopped after {} game(s): a bot never answered start (--keep-going plays on)",
-                finished.games
-            ),
-        ));
+}
+
+/// `bot a`, `bots a and b`, `bots a, b and c`.
+fn bot_names(run: &Run, bots: impl Iterator<Item = usize>) -> String {
+    let names: Vec<String> = bots
+        .map(|b| crate::text::visible(&run.bots[b].name).into_owned())
+        .collect();
+    match names.as_slice() {
+        [one] => format!("bot {one}"),
+        [rest @ .., last] => format!("bots {} and {last}", rest.join(", ")),
+        [] => "no bot".into(),
     }
-    if finished.skipped > 0 {
-        crate::stderr_line!(
-            "multiversi: {} game(s) with a bot that never answered start were left out; run \
-             the {what} again to play them once it is fixed",
-            finished.skipped
-        );
-    }
-    Ok(())
+}
+
+/// What a bot that never answered `start` did (its fault and the end of its stderr), and the
+/// likely cause.
+fn never_answered(bot: &runner::BotSpec, fault: &crate::record::FaultRecord) -> String {
+    let tail = fault.stderr_tail.trim_end();
+    let tail: Vec<&str> = tail.lines().rev().take(10).collect();
+    let tail: Vec<String> = tail
+        .into_iter()
+        .rev()
+        .map(|l| format!("  | {}", crate::text::visible(l)))
+        .collect();
+    format!(
+        "multiversi: bot {} ({}) never answered start: {}{}\n  hint: check that the command \
+         starts the bot (run it by hand and paste a start message from protocol/PROTOCOL.md); a \
+         wrong path often starts an interpreter that exits at once",
+        crate::text::visible(&bot.name),
+        crate::text::visible(&bot.command.join(" ")),
+        crate::text::visible(&fault.detail),
+        if tail.is_empty() {
+            String::new()
+        } else {
+            format!("; the end of its stderr:\n{}", tail.join("\n"))
+        }
+    )
 }

@@ -52,8 +52,8 @@ impl Table {
         standings::compute(&self.games, &Options::quick()).ok()
     }
 
-    /// The table for the terminal: the standings' quick table with a `ready as` column, and a
-    /// line naming the bots that have not finished a game.
+    /// The table for the terminal: the standings' quick table with a `ready as` column (none
+    /// before the first game), and a line naming the bots that have not finished a game.
     pub fn text(&self) -> String {
         let mut out = match self.standings() {
             Some(s) => {
@@ -64,7 +64,7 @@ impl Table {
                     .collect();
                 report::quick(&s, &ready)
             }
-            None => "no game finished\n".to_string(),
+            None => String::new(),
         };
         let idle: Vec<String> = self
             .names
@@ -72,7 +72,7 @@ impl Table {
             .filter(|n| !self.games.names.contains(n))
             .map(|n| crate::text::visible(n).into_owned())
             .collect();
-        if !idle.is_empty() && !self.games.games.is_empty() {
+        if !idle.is_empty() {
             out += &format!("no game finished yet: {}\n", idle.join(", "));
         }
         out
@@ -138,7 +138,7 @@ mod tests {
     #[test]
     fn the_running_table_is_the_standings_quick_table() {
         let mut table = Table::new(vec!["a".into(), "b".into(), "c".into(), "idle".into()]);
-        assert_eq!(table.text(), "no game finished\n");
+        assert_eq!(table.text(), "no game finished yet: a, b, c, idle\n");
         let mut first = game(&["a", "b", "c"], 2, "g1");
         first.seats[2].ready = Some(ReadyInfo {
             name: Some("Clever C".into()),

@@ -49,7 +49,7 @@ KNOWN = {
     "start": {"type", "protocol", "game", "seat", "colour", "players", "rules", "size", "rows",
               "time"},
     "turn": {"type", "game", "ply", "seat", "rows", "moves", "legal", "kind", "time_ms",
-             "clocks_ms", "out"},
+             "clocks_ms", "out", "last_move_ms"},
     "end": {"type", "game", "result", "scores", "rows", "faults"},
 }
 

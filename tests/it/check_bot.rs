@@ -163,9 +163,9 @@ fn instant_built_in_bots_pass() {
 /// its cores a stalled process can deliver an answer late; the checker rightly reports it, but
 /// that says nothing about the bot. One run of each engine (`best` is `mcts`, `brs+` is `brs`
 /// with more knowledge) at a short limit keeps the suite short; it proves that every exchange of
-/// the protocol works, and that the engines keep their time: the median answer takes a small
-/// part of the limit (they search about 10 ms of 100), so a late answer is a stall, tolerated
-/// only as a timeout.
+/// the protocol works, and that the engines keep their time: the median answer leaves a good
+/// part of the limit unused (they search at most 48 ms of 100), so a late answer is a stall,
+/// tolerated only as a timeout.
 #[test]
 fn searching_built_in_bots_pass() {
     for name in ["brs", "mcts"] {
@@ -182,7 +182,7 @@ fn searching_built_in_bots_pass() {
         assert_complete(&report);
         let p50 = report["times"]["p50_ms"].as_f64().unwrap();
         assert!(
-            p50 < 50.0,
+            p50 < 70.0,
             "{name}: median answer {p50} ms of 100:\n{report:#}"
         );
         if out.status.code() != Some(0) {

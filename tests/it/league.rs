@@ -80,7 +80,12 @@ fn a_record_file_cut_mid_line_gets_the_next_game_on_a_line_of_its_own() {
     for line in &lines[1..] {
         serde_json::from_str::<multiversi::record::GameRecord>(line).expect("a whole game");
     }
-    assert!(stderr(&out).contains("holds 3"), "{}", stderr(&out));
+    // The summary counts games, not the damaged line.
+    assert!(
+        stderr(&out).contains("which now holds 2 game(s) and 1 damaged line(s)"),
+        "{}",
+        stderr(&out)
+    );
 }
 
 #[test]
@@ -113,13 +118,30 @@ fn matches_started_together_never_share_game_ids() {
     assert_eq!(ids.len(), 12);
 }
 
+/// The lines of a record file: how many are games, how many are damaged.
+fn games_and_damaged(path: &std::path::Path) -> (usize, usize) {
+    let text = std::fs::read_to_string(path).unwrap();
+    let lines: Vec<&str> = text.lines().filter(|l| !l.trim().is_empty()).collect();
+    let games = lines
+        .iter()
+        .filter(|l| serde_json::from_str::<multiversi::record::GameRecord>(l).is_ok())
+        .count();
+    (games, lines.len() - games)
+}
+
 #[test]
-fn a_bot_that_never_answers_start_stops_a_match_unless_told_to_keep_going() {
+fn a_bot_that_never_answers_start_stops_a_match_and_records_nothing_unless_told_to_keep_going() {
     let dir = temp_dir("match-silent");
     let record = dir.join("games.jsonl");
+    // The file already holds two games of an earlier match and a line cut off by a kill.
+    assert!(random_match(&record, "2", &[]).status.success());
+    let mut earlier = std::fs::read(&record).unwrap();
+    earlier.extend_from_slice(br#"{"format":"multiversi-game","version":1,"ga"#);
+    std::fs::write(&record, &earlier).unwrap();
     let missing = dir.join("nosuchbot.py");
     let bot = format!("python3 {}", missing.display());
     let args = |extra: &[&'static str]| {
+        // 20 games are four deals: both workers start the bot at once.
         let mut v: Vec<String> = vec![
             "match".into(),
             bot.clone(),
@@ -130,7 +152,7 @@ fn a_bot_that_never_answers_start_stops_a_match_unless_told_to_keep_going() {
             "--move-ms".into(),
             "50".into(),
             "--concurrency".into(),
-            "1".into(),
+            "2".into(),
             "--record".into(),
             record.to_str().unwrap().into(),
         ];
@@ -146,16 +168,82 @@ fn a_bot_that_never_answers_start_stops_a_match_unless_told_to_keep_going() {
     assert!(err.contains("never answered start"), "{err}");
     assert!(err.contains("nosuchbot.py"), "{err}");
     assert!(err.contains("hint:"), "{err}");
+    assert!(
+        err.contains("which now holds 2 game(s) and 1 damaged line(s)"),
+        "{err}"
+    );
+    assert!(
+        err.contains("stopped: bot nosuchbot never answered start, so no game was recorded"),
+        "{err}"
+    );
     assert!(err.contains("--keep-going"), "{err}");
-    // It stopped at once: the one game it played is recorded, not twenty lost ones.
-    assert_eq!(read_records(&record).len(), 1);
+    // It stopped at once, and the games it lost are not in the file, which is as it was.
+    assert_eq!(std::fs::read(&record).unwrap(), earlier);
+    assert!(
+        stdout(&out).starts_with("no game finished yet: ") && stdout(&out).contains("nosuchbot"),
+        "{}",
+        stdout(&out)
+    );
 
     let out = crate::support::multiversi()
         .args(args(&["--keep-going"]))
         .output()
         .unwrap();
     assert!(out.status.success(), "{}", stderr(&out));
-    assert_eq!(read_records(&record).len(), 21);
+    assert_eq!(games_and_damaged(&record), (22, 1));
+    assert!(
+        stderr(&out).contains("20 game(s) recorded in")
+            && stderr(&out).contains("which now holds 22 game(s) and 1 damaged line(s)"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+#[test]
+fn a_bot_that_answered_start_once_and_then_fails_to_start_has_ordinary_faults() {
+    let dir = temp_dir("match-answered-once");
+    let record = dir.join("games.jsonl");
+    // Plays its first game, then exits at once whenever it is started again.
+    let script = dir.join("once.sh");
+    std::fs::write(
+        &script,
+        format!(
+            "if [ -e \"$1\" ]; then echo 'started again: giving up' >&2; exit 3; fi\n\
+             touch \"$1\"\nexec {} bench-bot\n",
+            env!("CARGO_BIN_EXE_multiversi")
+        ),
+    )
+    .unwrap();
+    let bot = format!(
+        "sh {} {}",
+        crate::support::quote(&script),
+        crate::support::quote(&dir.join("started"))
+    );
+    let out = run(&[
+        "match",
+        &bot,
+        "builtin:random",
+        "builtin:random",
+        "--games",
+        "3",
+        "--restart",
+        "--concurrency",
+        "1",
+        "--name",
+        "1=once",
+        "--record",
+        record.to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(!stderr(&out).contains("never answered"), "{}", stderr(&out));
+    let records = read_records(&record);
+    assert_eq!(records.len(), 3);
+    let crashes: Vec<_> = records
+        .iter()
+        .flat_map(|r| &r.faults)
+        .filter(|f| f.ply == 0 && f.detail.contains("exit code 3"))
+        .collect();
+    assert_eq!(crashes.len(), 2, "{records:?}");
 }
 
 /// A league config of `bots` instant bots (the benchmark's bot) and the given extra keys.
@@ -419,32 +507,86 @@ fn league_config_errors_name_the_key_and_exit_2_or_3() {
 }
 
 #[test]
-fn a_league_leaves_out_a_bot_that_never_answers_and_plays_the_rest() {
+fn a_league_leaves_out_a_bot_that_never_answers_records_none_of_its_games_and_plays_them_later() {
     let dir = temp_dir("league-silent");
     let out = dir.join("out");
-    let config = league_config(&dir, 4, "");
+    let config = league_config(&dir, 4, "concurrency = 2");
     let mut text = std::fs::read_to_string(&config).unwrap();
+    let missing = dir.join("nosuchbot.py");
     text += &format!(
         "[[bot]]\nname = \"broken\"\ncommand = \"python3 {}\"\n",
-        dir.join("nosuchbot.py").display()
+        missing.display()
     );
     std::fs::write(&config, text).unwrap();
-    let done = league(&[config.to_str().unwrap(), "--out", out.to_str().unwrap()]);
-    assert!(done.status.success(), "{}", stderr(&done));
+    let (c, o) = (config.to_str().unwrap(), out.to_str().unwrap());
+    let done = league(&[c, "--out", o]);
     let err = stderr(&done);
+    assert_eq!(done.status.code(), Some(4), "{err}");
     assert!(
         err.contains("bot broken") && err.contains("never answered start"),
         "{err}"
     );
-    assert!(err.contains("left out"), "{err}");
+    // 10 deals of 3 of the 5 bots, 6 games each: the 4 without it are played, the 6 with it
+    // are not recorded, by either worker.
+    assert!(
+        err.contains("left out bot broken: the 36 game(s) with it are not recorded"),
+        "{err}"
+    );
+    assert!(err.contains("run the league again"), "{err}");
     let records = read_records(&out.join("games.jsonl"));
-    // The 4 deals without it are whole; of the 6 with it, at most the first games were played.
-    let without = records
+    assert_eq!(records.len(), 24);
+    assert!(records
         .iter()
-        .filter(|r| r.seats.iter().all(|s| s.name != "broken"))
+        .all(|r| r.seats.iter().all(|s| s.name != "broken")));
+    assert!(stdout(&done).contains("Standings of all 24 game(s)"));
+
+    // Once the bot is where its command says, the next run plays exactly the games left out.
+    std::fs::write(
+        &missing,
+        format!(
+            "import os\nos.execv({bin:?}, [{bin:?}, 'bench-bot'])\n",
+            bin = env!("CARGO_BIN_EXE_multiversi")
+        ),
+    )
+    .unwrap();
+    let again = league(&[c, "--out", o]);
+    assert!(again.status.success(), "{}", stderr(&again));
+    assert!(
+        stderr(&again).contains("36 game(s) to play (24 finished before)"),
+        "{}",
+        stderr(&again)
+    );
+    let records = read_records(&out.join("games.jsonl"));
+    assert_eq!(records.len(), 60);
+    let indices: HashSet<u64> = records
+        .iter()
+        .map(|r| r.schedule.as_ref().unwrap().index)
+        .collect();
+    assert_eq!(indices.len(), 60);
+    let with_it = records
+        .iter()
+        .filter(|r| r.seats.iter().any(|s| s.name == "broken"))
         .count();
-    assert_eq!(without, 24);
-    assert!(records.len() < 24 + 6 * 3, "{}", records.len());
+    assert_eq!(with_it, 36);
+    assert!(records.iter().all(|r| r.faults.is_empty()));
+}
+
+#[test]
+fn a_league_with_a_bot_that_cannot_start_plays_the_rest_and_exits_4() {
+    let dir = temp_dir("league-cannot-start");
+    let out = dir.join("out");
+    let config = league_config(&dir, 3, "");
+    let mut text = std::fs::read_to_string(&config).unwrap();
+    text += "[[bot]]\nname = \"absent\"\ncommand = \"no-such-program-anywhere\"\n";
+    std::fs::write(&config, text).unwrap();
+    let done = league(&[config.to_str().unwrap(), "--out", out.to_str().unwrap()]);
+    let err = stderr(&done);
+    assert_eq!(done.status.code(), Some(4), "{err}");
+    assert!(
+        err.contains("left out bot absent: the 18 game(s) with it are not recorded"),
+        "{err}"
+    );
+    assert_eq!(read_records(&out.join("games.jsonl")).len(), 6);
 }
 
 #[test]

@@ -186,9 +186,13 @@ fn turn_start_and_end_messages_and_events_say_what_happened() {
             } else {
                 saw_move_limit = true;
             }
+            // The time the referee measured for the probe's previous move, exactly as recorded.
+            let last_move_ms = previous
+                .and_then(|p| r.moves.iter().find(|m| m.ply == p))
+                .map(|m| m.ms);
             let rest = json!({"type": "turn", "game": r.game, "ply": ply, "seat": me,
                 "rows": position.rows(), "moves": since, "legal": squares(&legal),
-                "kind": kind, "out": out});
+                "kind": kind, "out": out, "last_move_ms": last_move_ms});
             for (key, value) in rest.as_object().unwrap() {
                 assert_eq!(&t[key], value, "ply {ply}: field {key}");
             }
@@ -245,7 +249,7 @@ fn turn_start_and_end_messages_and_events_say_what_happened() {
         expected.push(
             json!({"type": "game_end", "game": r.game, "result": r.result,
             "scores": r.scores, "ranking": r.ranking, "rows": r.final_rows,
-            "faults": r.faults.len()}),
+            "faults": r.faults.len(), "recorded": true}),
         );
     }
     assert_eq!(events.len(), expected.len() + 1, "one match_end at the end");

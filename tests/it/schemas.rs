@@ -138,7 +138,7 @@ fn the_checker_notices_what_the_schemas_forbid() {
     let turn = json!({"type": "turn", "game": "g", "ply": 3, "seat": 0,
         "rows": vec!["........"; 8], "moves": [{"ply": 1, "seat": 1, "square": "e6"}],
         "legal": ["g2", "j10"], "kind": "flipping", "time_ms": 500,
-        "clocks_ms": [null, 20, null], "out": [2]});
+        "clocks_ms": [null, 20, null], "out": [2], "last_move_ms": 12.345});
     check(&turn, &schema).expect("a valid turn message");
     let refused = |change: &dyn Fn(&mut Value), what: &str| {
         let mut msg = turn.clone();
@@ -152,6 +152,13 @@ fn the_checker_notices_what_the_schemas_forbid() {
     refused(
         &|m| m["clocks_ms"] = json!([-5, null, null]),
         "a negative clock",
+    );
+    refused(&|m| m["last_move_ms"] = json!(-0.5), "a negative move time");
+    refused(
+        &|m| {
+            m.as_object_mut().unwrap().remove("last_move_ms");
+        },
+        "a turn without last_move_ms",
     );
     refused(
         &|m| m["rows"] = json!(vec!["........"; 7]),
