@@ -4,7 +4,8 @@
 //! The league directory holds `league.toml` (the config the league was started with, written
 //! atomically) and the records: `games.jsonl`, or `games-I-of-N.jsonl` for shard I of N, so that
 //! shards may share one directory. Every record file in it counts when deciding what is
-//! finished, so a game is never played twice, whichever shard or run played it.
+//! finished, so a game is never played twice, whichever shard or run played it. Bots' logs go to
+//! `logs/`, or `logs/shard-I-of-N/` for a shard, for the same reason.
 
 use super::config::{ConfigError, LeagueConfig, EXAMPLE};
 use super::lineup::{bot_spec, set_logs};
@@ -19,6 +20,7 @@ use crate::referee::random_opening;
 use crate::rules::Rules;
 use anyhow::Result;
 use clap::Args;
+use std::collections::HashSet;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -70,6 +72,17 @@ pub fn records_name(shard: Option<(u32, u32)>) -> String {
     match shard {
         Some((i, n)) => format!("games-{i}-of-{n}.jsonl"),
         None => "games.jsonl".into(),
+    }
+}
+
+/// Where the bots' logs of a shard (or of the whole league) go. Shards running at once give their
+/// bots the same names, so each shard has a directory of its own: a log holds one run's lines,
+/// never two shards' interleaved.
+pub fn logs_dir(out: &Path, shard: Option<(u32, u32)>) -> PathBuf {
+    let logs = out.join("logs");
+    match shard {
+        Some((i, n)) => logs.join(format!("shard-{i}-of-{n}")),
+        None => logs,
     }
 }
 
@@ -139,6 +152,16 @@ fn record_files(out: &Path) -> Result<Vec<PathBuf>> {
         .collect();
     files.sort();
     Ok(files)
+}
+
+/// The names of the bots with a game of league `run` in the directory's record files; None when
+/// they cannot be read (then every bot counts as having games).
+fn bots_with_games(out: &Path, run: &str) -> Option<HashSet<String>> {
+    let mut finished = Finished::default();
+    for file in record_files(out).ok()? {
+        records::finished(&file, run, &mut finished).ok()?;
+    }
+    Some(finished.bots)
 }
 
 /// Writes a file whole or not at all: a temporary file beside it, synced, then renamed.
@@ -215,7 +238,15 @@ pub fn run_league(args: &LeagueArgs) -> Result<()> {
         Ok(text) => {
             let old = LeagueConfig::parse_copy(&text)
                 .map_err(|e| fail(exit::BAD_INPUT, format!("{}: damaged: {e}", copy.display())))?;
-            if let Some(changes) = config.change_from(&old) {
+            // The records are read only if a bot's command, cwd or env changed.
+            let played = std::cell::OnceCell::new();
+            let has_games = |name: &str| {
+                played
+                    .get_or_init(|| bots_with_games(&out, &config.name))
+                    .as_ref()
+                    .map_or(true, |bots: &HashSet<String>| bots.contains(name))
+            };
+            if let Some(changes) = config.change_from(&old, has_games) {
                 return Err(fail(
                     exit::USAGE,
                     format!(
@@ -330,7 +361,7 @@ pub fn run_league(args: &LeagueArgs) -> Result<()> {
             )
         })?;
     }
-    let logs = out.join("logs");
+    let logs = logs_dir(&out, shard);
     std::fs::create_dir_all(&logs).map_err(|e| {
         fail(
             exit::OUTPUT,

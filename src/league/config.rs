@@ -334,12 +334,19 @@ impl LeagueConfig {
 
     /// Why a league directory started with `old` cannot go on with `self`; None if it can. Only
     /// growth is allowed: bots added at the end of the list, more rounds; and what does not
-    /// change the games (concurrency, output directory, standings interval).
-    pub fn change_from(&self, old: &LeagueConfig) -> Option<String> {
+    /// change the games (concurrency, output directory, standings interval). A bot that has no
+    /// game in the directory (`has_games` says no: it was left out, say for a wrong path) may
+    /// change its command, cwd or env: no recorded game was played by the bot before.
+    pub fn change_from(
+        &self,
+        old: &LeagueConfig,
+        has_games: impl Fn(&str) -> bool,
+    ) -> Option<String> {
         let mut changes = Vec::new();
         for (i, before) in old.bots.iter().enumerate() {
             match self.bots.get(i) {
                 Some(now) if now == before => {}
+                Some(now) if now.name == before.name && !has_games(&now.name) => {}
                 Some(now) if now.name == before.name => changes.push(format!(
                     "bot {}: its command, cwd or env changed",
                     before.name
@@ -444,25 +451,32 @@ mod tests {
             "rounds = 2\nconcurrency = 1\n{BASE}[[bot]]\nname = \"e\"\ncommand = \"x\"\n"
         ))
         .unwrap();
-        assert_eq!(grown.change_from(&old), None);
+        let all = |_: &str| true;
+        assert_eq!(grown.change_from(&old, all), None);
         let reseeded = LeagueConfig::parse(&format!("seed = 3\n{BASE}")).unwrap();
         assert!(reseeded
-            .change_from(&old)
+            .change_from(&old, all)
             .unwrap()
             .contains("seed was 0, now 3"));
         let renamed = LeagueConfig::parse(&BASE.replace("\"d\"", "\"e\"")).unwrap();
         assert!(renamed
-            .change_from(&old)
+            .change_from(&old, all)
             .unwrap()
             .contains("bot d was removed"));
         let swapped = LeagueConfig::parse(&BASE.replace("builtin:greedy", "builtin:best")).unwrap();
         assert!(swapped
-            .change_from(&old)
+            .change_from(&old, all)
             .unwrap()
             .contains("bot b: its command"));
         assert!(old
-            .change_from(&grown)
+            .change_from(&grown, all)
             .unwrap()
             .contains("rounds went down"));
+        // A bot without a game (left out for a command that did not work) may be fixed.
+        assert_eq!(swapped.change_from(&old, |name| name != "b"), None);
+        assert!(swapped
+            .change_from(&old, |name| name != "a")
+            .unwrap()
+            .contains("bot b: its command"));
     }
 }

@@ -84,7 +84,7 @@ pub fn set_logs(bots: &mut [BotSpec], dir: &Path, protocol: bool) -> anyhow::Res
         let log = BotLog::open(&path, protocol).map_err(|e| {
             crate::exit::fail(
                 crate::exit::OUTPUT,
-                format!("--log-dir: cannot open {}: {e}", path.display()),
+                format!("cannot open the bot log {}: {e}", path.display()),
             )
         })?;
         p.log = Some(log);

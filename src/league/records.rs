@@ -127,12 +127,20 @@ struct Format {
     format: String,
 }
 
-/// Only the parts of a record the runner reads back: where the game sits, how long it took.
+/// Only the parts of a record the runner reads back: where the game sits, how long it took,
+/// who played.
 #[derive(serde::Deserialize)]
 struct Placed {
     schedule: Option<ScheduleRef>,
     #[serde(default)]
     duration_ms: u64,
+    #[serde(default)]
+    seats: Vec<Seated>,
+}
+
+#[derive(serde::Deserialize)]
+struct Seated {
+    name: String,
 }
 
 /// The games of one run found in record files.
@@ -142,6 +150,8 @@ pub struct Finished {
     pub indices: HashSet<u64>,
     /// Their total duration, for estimates.
     pub total_ms: u64,
+    /// The names of the bots that played them.
+    pub bots: HashSet<String>,
 }
 
 /// Adds the games of run `run` recorded in `path` (a missing file holds none). A damaged line
@@ -163,10 +173,12 @@ pub fn finished(path: &Path, run: &str, into: &mut Finished) -> std::io::Result<
         if let Ok(Placed {
             schedule: Some(place),
             duration_ms,
+            seats,
         }) = serde_json::from_slice::<Placed>(&buf)
         {
             if place.run == run && into.indices.insert(place.index) {
                 into.total_ms += duration_ms;
+                into.bots.extend(seats.into_iter().map(|s| s.name));
             }
         }
     }

@@ -540,15 +540,12 @@ fn a_league_leaves_out_a_bot_that_never_answers_records_none_of_its_games_and_pl
         .all(|r| r.seats.iter().all(|s| s.name != "broken")));
     assert!(stdout(&done).contains("Standings of all 24 game(s)"));
 
-    // Once the bot is where its command says, the next run plays exactly the games left out.
-    std::fs::write(
-        &missing,
-        format!(
-            "import os\nos.execv({bin:?}, [{bin:?}, 'bench-bot'])\n",
-            bin = env!("CARGO_BIN_EXE_multiversi")
-        ),
-    )
-    .unwrap();
+    // Fixed in the config (a bot without a game may change its command), the next run plays
+    // exactly the games left out.
+    let text = std::fs::read_to_string(&config).unwrap();
+    let fixed = format!("{} bench-bot", env!("CARGO_BIN_EXE_multiversi"));
+    let broken = format!("python3 {}", missing.display());
+    std::fs::write(&config, text.replace(&broken, &fixed)).unwrap();
     let again = league(&[c, "--out", o]);
     assert!(again.status.success(), "{}", stderr(&again));
     assert!(
@@ -569,6 +566,16 @@ fn a_league_leaves_out_a_bot_that_never_answers_records_none_of_its_games_and_pl
         .count();
     assert_eq!(with_it, 36);
     assert!(records.iter().all(|r| r.faults.is_empty()));
+    // Now that it has games, its command is part of them: changing it again is refused.
+    let text = std::fs::read_to_string(&config).unwrap();
+    std::fs::write(&config, text.replace(&fixed, &format!("{fixed} --other"))).unwrap();
+    let changed = league(&[c, "--out", o, "--dry-run"]);
+    assert_eq!(changed.status.code(), Some(2), "{}", stderr(&changed));
+    assert!(
+        stderr(&changed).contains("bot broken: its command"),
+        "{}",
+        stderr(&changed)
+    );
 }
 
 #[test]
@@ -716,4 +723,190 @@ fn a_league_into_a_closed_pipe_plays_on_and_ends_quietly() {
     assert_eq!(run.status.code(), Some(0));
     assert_eq!(read_records(&out.join("games.jsonl")).len(), 24);
     assert!(out.join("standings.json").exists());
+}
+
+/// A gauntlet, end to end: the candidate (`hero`) sits in every game, the other seats are every
+/// combination of the pool, each deal is played in all its seatings (so the hero sits in every
+/// seat equally often), and the league plays exactly the number of games `--dry-run` announced.
+#[test]
+fn a_gauntlet_seats_the_candidate_in_every_game_and_rotates_the_seats() {
+    let dir = temp_dir("league-gauntlet");
+    let config = dir.join("league.toml");
+    let pool = ["random", "greedy", "random-b"];
+    let mut text = String::from(
+        "name = \"gauntlet\"\nseed = 3\nformat = \"gauntlet\"\ncandidates = [\"hero\"]\n\
+         players = [3, 4]\nrounds = 1\nmove_ms = 1000\n",
+    );
+    // The hero in the middle of the list: being a candidate, not a place, puts it in every game.
+    for (name, command) in [
+        ("random", "builtin:random"),
+        ("hero", "builtin:greedy"),
+        ("greedy", "builtin:greedy"),
+        ("random-b", "builtin:random"),
+    ] {
+        text += &format!("[[bot]]\nname = \"{name}\"\ncommand = \"{command}\"\n");
+    }
+    std::fs::write(&config, text).unwrap();
+    let out = dir.join("out");
+    let (c, o) = (config.to_str().unwrap(), out.to_str().unwrap());
+
+    let dry = league(&[c, "--out", o, "--dry-run"]);
+    assert!(dry.status.success(), "{}", stderr(&dry));
+    let announced: usize = stdout(&dry)
+        .lines()
+        .find_map(|l| l.strip_suffix(" games")?.rsplit_once(": ")?.1.parse().ok())
+        .unwrap_or_else(|| panic!("no game count in the dry run:\n{}", stdout(&dry)));
+    // 3 players: the hero and every 2 of the 3 others, 3 deals of 3! seatings; 4 players: the
+    // hero and all 3 others, 1 deal of 4! seatings.
+    assert_eq!(announced, 3 * 6 + 24, "{}", stdout(&dry));
+    let hero_line = format!("hero {announced} games");
+    assert!(
+        stdout(&dry)
+            .lines()
+            .any(|l| l.split_whitespace().collect::<Vec<_>>().join(" ") == hero_line),
+        "the hero plays every game:\n{}",
+        stdout(&dry)
+    );
+
+    let played = league(&[c, "--out", o, "--concurrency", "2"]);
+    assert!(played.status.success(), "{}", stderr(&played));
+    let records = read_records(&out.join("games.jsonl"));
+    assert_eq!(records.len(), announced);
+    let mut by_deal: std::collections::BTreeMap<u64, Vec<&multiversi::record::GameRecord>> =
+        Default::default();
+    for r in &records {
+        crate::matches::check_record(r);
+        let names: Vec<&str> = r.seats.iter().map(|s| s.name.as_str()).collect();
+        assert_eq!(
+            names.iter().filter(|n| **n == "hero").count(),
+            1,
+            "every game seats the hero once: {names:?}"
+        );
+        by_deal
+            .entry(r.schedule.as_ref().unwrap().deal)
+            .or_default()
+            .push(r);
+    }
+    let mut pool_parts: HashSet<Vec<String>> = HashSet::new();
+    for (deal, games) in &by_deal {
+        let k = games[0].seats.len();
+        let seatings: usize = (1..=k).product();
+        assert_eq!(games.len(), seatings, "deal {deal}");
+        // The same bots throughout the deal, in all k! orders: the seats rotate.
+        let orders: HashSet<Vec<&str>> = games
+            .iter()
+            .map(|r| r.seats.iter().map(|s| s.name.as_str()).collect())
+            .collect();
+        assert_eq!(orders.len(), seatings, "deal {deal}");
+        let numbers: HashSet<u32> = games
+            .iter()
+            .map(|r| r.schedule.as_ref().unwrap().seating)
+            .collect();
+        assert_eq!(numbers, (0..seatings as u32).collect(), "deal {deal}");
+        for seat in 0..k {
+            let hero_here = games
+                .iter()
+                .filter(|r| r.seats[seat].name == "hero")
+                .count();
+            assert_eq!(
+                hero_here,
+                seatings / k,
+                "deal {deal}: the hero in seat {seat}"
+            );
+        }
+        let mut part: Vec<String> = games[0]
+            .seats
+            .iter()
+            .map(|s| s.name.clone())
+            .filter(|n| n != "hero")
+            .collect();
+        part.sort();
+        assert!(part.iter().all(|n| pool.contains(&n.as_str())), "{part:?}");
+        assert!(
+            pool_parts.insert(part),
+            "deal {deal} repeats another's bots"
+        );
+    }
+    // Every combination of the pool filling the free seats: 3 pairs and the one triple.
+    assert_eq!(pool_parts.len(), 4, "{pool_parts:?}");
+    let again = league(&[c, "--out", o]);
+    assert!(
+        stderr(&again).contains("0 game(s) to play"),
+        "{}",
+        stderr(&again)
+    );
+}
+
+/// The game ids a bot log's notes name (`[multiversi] game ID seat S: start`).
+fn games_in_logs(dir: &std::path::Path) -> HashSet<String> {
+    let mut games = HashSet::new();
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if !path.is_file() {
+            continue;
+        }
+        for line in std::fs::read_to_string(&path).unwrap().lines() {
+            if let Some(rest) = line.strip_prefix("[multiversi] game ") {
+                games.insert(rest.split_whitespace().next().unwrap().to_string());
+            }
+        }
+    }
+    games
+}
+
+/// Two shards running at once in one directory give their bots the same names; each keeps its
+/// bots' logs in a directory of its own, so that no log mixes the two shards' games.
+#[test]
+fn shards_running_at_once_keep_their_bots_logs_apart() {
+    let dir = temp_dir("league-shard-logs");
+    let out = dir.join("out");
+    let config = league_config(&dir, 4, "");
+    let (c, o) = (config.to_str().unwrap(), out.to_str().unwrap());
+    let shards: Vec<_> = ["1/2", "2/2"]
+        .iter()
+        .map(|shard| {
+            crate::support::multiversi()
+                .args(["league", c, "--out", o, "--shard", shard])
+                .args(["--concurrency", "1"])
+                .spawn()
+                .unwrap()
+        })
+        .collect();
+    for mut shard in shards {
+        assert!(shard.wait().unwrap().success());
+    }
+    let logs = out.join("logs");
+    let loose: Vec<_> = std::fs::read_dir(&logs)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.is_file())
+        .collect();
+    assert!(
+        loose.is_empty(),
+        "shard logs outside a shard's directory: {loose:?}"
+    );
+    for i in 1..=2 {
+        let own = logs.join(format!("shard-{i}-of-2"));
+        let names: HashSet<String> = std::fs::read_dir(&own)
+            .unwrap_or_else(|e| panic!("{}: {e}", own.display()))
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        assert_eq!(
+            names,
+            (0..4).map(|b| format!("bot{}-b{b}.log", b + 1)).collect(),
+            "{}",
+            own.display()
+        );
+        // The shard's logs tell of its own games, every one of them, and of no other.
+        let recorded: HashSet<String> = read_records(&out.join(format!("games-{i}-of-2.jsonl")))
+            .into_iter()
+            .map(|r| r.game)
+            .collect();
+        assert_eq!(
+            recorded.len(),
+            12,
+            "shard {i}: 2 of the 4 deals, 6 seatings each"
+        );
+        assert_eq!(games_in_logs(&own), recorded, "shard {i}");
+    }
 }
