@@ -47,6 +47,33 @@ pub fn stdout_error(e: std::io::Error) -> anyhow::Error {
     fail(OUTPUT, format!("cannot write output: {e}"))
 }
 
+/// Writes text to stderr for a person: a warning, a status line. Unlike `eprint!`, which panics
+/// (exit 101) when stderr is a closed pipe (`multiversi standings … 2>&1 | head`), a failed write
+/// is ignored: what was to be said has nowhere to go, and the program ends as it would have (a
+/// closed stdout then ends it quietly, see `stdout_error`). Use it through `stderr_line!`.
+pub fn write_stderr(text: std::fmt::Arguments) {
+    use std::io::Write;
+    let mut err = std::io::stderr().lock();
+    let _ = err.write_fmt(text).and_then(|()| err.flush());
+}
+
+/// `eprintln!` without the panic on a closed stderr (see `exit::write_stderr`): one line, written
+/// whole.
+#[macro_export]
+macro_rules! stderr_line {
+    ($($arg:tt)*) => {
+        $crate::exit::write_stderr(format_args!("{}\n", format_args!($($arg)*)))
+    };
+}
+
+/// `eprint!` without the panic on a closed stderr (see `exit::write_stderr`).
+#[macro_export]
+macro_rules! stderr_text {
+    ($($arg:tt)*) => {
+        $crate::exit::write_stderr(format_args!($($arg)*))
+    };
+}
+
 /// Builds an error with a given exit code.
 pub fn fail(code: i32, message: impl Into<String>) -> anyhow::Error {
     anyhow::Error::new(Failure {

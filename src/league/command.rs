@@ -21,6 +21,7 @@ use crate::rules::Rules;
 use anyhow::Result;
 use clap::Args;
 use std::collections::HashSet;
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -217,8 +218,7 @@ fn deal_plan(config: &LeagueConfig, deal: &Deal, finished: &Finished) -> Result<
 /// Runs `multiversi league`.
 pub fn run_league(args: &LeagueArgs) -> Result<()> {
     if args.example {
-        print!("{EXAMPLE}");
-        return Ok(());
+        return print_stdout(EXAMPLE);
     }
     let Some(path) = &args.config else {
         return Err(fail(exit::USAGE, "give a config file (or --example)"));
@@ -277,7 +277,7 @@ pub fn run_league(args: &LeagueArgs) -> Result<()> {
         spec.limits = config.limits;
         if !spec.builtin {
             if let Some(problem) = crate::explain::program_problem(&spec.argv, b.cwd.as_deref()) {
-                eprintln!(
+                crate::stderr_line!(
                     "multiversi: bot {}: {problem}\n  (left out of this run)",
                     b.name
                 );
@@ -331,20 +331,16 @@ pub fn run_league(args: &LeagueArgs) -> Result<()> {
     };
 
     if args.dry_run {
-        print!(
-            "{}",
-            dry_run(
-                &config,
-                &all,
-                &mine,
-                total_games,
-                to_play,
-                &finished,
-                concurrency,
-                shard
-            )
-        );
-        return Ok(());
+        return print_stdout(&dry_run(
+            &config,
+            &all,
+            &mine,
+            total_games,
+            to_play,
+            &finished,
+            concurrency,
+            shard,
+        ));
     }
 
     std::fs::create_dir_all(&out).map_err(|e| {
@@ -375,7 +371,7 @@ pub fn run_league(args: &LeagueArgs) -> Result<()> {
     set_logs(&mut bots, &logs, false)?;
     let record_path = out.join(records_name(shard));
     let record = session::open_records(&record_path, "league records")?;
-    eprintln!(
+    crate::stderr_line!(
         "multiversi: league {}: {to_play} game(s) to play{} ({} finished before), {concurrency} \
          at a time; records in {}",
         config.name,
@@ -404,7 +400,9 @@ pub fn run_league(args: &LeagueArgs) -> Result<()> {
         table_every: config.standings_every,
     };
     if skipped > 0 {
-        eprintln!("multiversi: {skipped} game(s) with a bot left out are not played this time");
+        crate::stderr_line!(
+            "multiversi: {skipped} game(s) with a bot left out are not played this time"
+        );
     }
     let played = session::play(&run, "league");
     write_standings(&out);
@@ -427,15 +425,24 @@ fn write_standings(out: &Path) {
     };
     match crate::standings::command::from_files(&files, &options, false, Some(output)) {
         Ok(standings) => {
-            println!(
+            // A closed stdout is no reason to say more: the files are written.
+            let _ = print_stdout(&format!(
                 "\nStandings of all {} game(s) in {}:\n{}",
                 standings.games,
                 out.display(),
                 crate::standings::report::terminal(&standings, false)
-            );
+            ));
         }
-        Err(e) => eprintln!("multiversi: warning: no standings written: {e:#}"),
+        Err(e) => crate::stderr_line!("multiversi: warning: no standings written: {e:#}"),
     }
+}
+
+/// Writes to stdout; a reader that went away ends the command quietly (`exit::stdout_error`).
+fn print_stdout(text: &str) -> Result<()> {
+    let mut out = std::io::stdout().lock();
+    out.write_all(text.as_bytes())
+        .and_then(|()| out.flush())
+        .map_err(exit::stdout_error)
 }
 
 /// What `--dry-run` prints: the schedule's size, each bot's share, and the time it may take.

@@ -20,7 +20,7 @@
 //! after the bot is fixed.
 
 use super::records::RecordFile;
-use super::table::{tally, Tally};
+use super::table::Table;
 use crate::process::{interrupted, sweep_strays, BotProcess};
 use crate::protocol::TimeControl;
 use crate::record::{FaultKind, FaultRecord, GameRecord, ScheduleRef, SeatRecord};
@@ -125,7 +125,7 @@ pub struct SilentBot {
 /// How a run ended.
 #[derive(Debug)]
 pub struct Finished {
-    pub tallies: Vec<Tally>,
+    pub table: Table,
     /// Games played and recorded by this run.
     pub games: u64,
     pub interrupted: bool,
@@ -191,7 +191,7 @@ pub fn run(run: &Run) -> Finished {
     };
     let total: u64 = run.deals.iter().map(|d| d.games.len() as u64).sum();
     let mut finished = Finished {
-        tallies: vec![Tally::default(); run.bots.len()],
+        table: Table::new(run.bots.iter().map(|b| b.name.clone()).collect()),
         games: 0,
         interrupted: false,
         silent: Vec::new(),
@@ -209,25 +209,24 @@ pub fn run(run: &Run) -> Finished {
                 .name(format!("worker-{w}"))
                 .spawn_scoped(scope, move || worker(shared, tx));
             if let Err(e) = spawned {
-                eprintln!("multiversi: cannot start worker {w}: {e}");
+                crate::stderr_line!("multiversi: cannot start worker {w}: {e}");
             }
         }
         drop(tx);
         loop {
             match rx.recv_timeout(Duration::from_millis(250)) {
                 Ok(Report::Played { record, bots }) => {
-                    tally(&mut finished.tallies, &bots, &record);
+                    finished.table.add(&bots, &record);
                     finished.games += 1;
                     progress.game_done();
                     if run.table_every > 0 && finished.games % run.table_every == 0 {
-                        let names: Vec<&str> = run.bots.iter().map(|b| b.name.as_str()).collect();
                         let mut out = std::io::stdout().lock();
                         let _ = write!(
                             out,
                             "{}after {} games:\n{}\n",
                             clear_progress(),
                             finished.games,
-                            super::table::table(&names, &finished.tallies)
+                            finished.table.text()
                         )
                         .and_then(|()| out.flush());
                     }
@@ -541,19 +540,19 @@ impl Progress {
     fn tick(&mut self) {
         let now = Instant::now();
         if self.live && now - self.last >= Duration::from_millis(200) {
-            eprint!("\r\x1b[K{}", self.line());
+            crate::stderr_text!("\r\x1b[K{}", self.line());
             let _ = std::io::stderr().flush();
             self.drawn = true;
             self.last = now;
         } else if self.plain && now - self.last >= Duration::from_secs(30) {
-            eprintln!("multiversi: {}", self.line());
+            crate::stderr_line!("multiversi: {}", self.line());
             self.last = now;
         }
     }
 
     fn finish(&mut self) {
         if self.drawn {
-            eprint!("\r\x1b[K");
+            crate::stderr_text!("\r\x1b[K");
         }
         LIVE_PROGRESS.store(false, Ordering::SeqCst);
     }
@@ -614,7 +613,7 @@ impl Watch {
     /// Human output goes to stdout, or to stderr when stdout carries events.
     pub fn human(&self, text: &str) {
         if self.events {
-            eprint!("{text}");
+            crate::stderr_text!("{text}");
         } else {
             let mut out = std::io::stdout().lock();
             let _ = out.write_all(text.as_bytes()).and_then(|()| out.flush());
@@ -674,7 +673,7 @@ impl Observer for Watch {
             log: seated.log.as_deref(),
             builtin: seated.builtin,
         };
-        eprint!(
+        crate::stderr_text!(
             "{}{}",
             clear_progress(),
             crate::explain::fault_message(game, &bot, f)

@@ -3,7 +3,6 @@
 
 use super::records::RecordFile;
 use super::runner::{self, Finished, Run};
-use super::table::{table, table_json};
 use crate::exit::{self, fail};
 use crate::process::{become_subreaper, install_signal_handlers, Guard};
 use anyhow::Result;
@@ -38,7 +37,7 @@ pub fn concurrency(asked: Option<usize>) -> Result<usize> {
         ));
     }
     if n > cores {
-        eprintln!(
+        crate::stderr_line!(
             "multiversi: warning: --concurrency {n} is more than the {cores} cores: bots will \
              share cores, and a bot's time then depends on what runs beside it"
         );
@@ -62,7 +61,7 @@ pub fn play(run: &Run, what: &str) -> Result<()> {
     install_signal_handlers();
     // Before any bot starts: helpers that leave their bot's group then stay within reach.
     if let Err(e) = become_subreaper() {
-        eprintln!(
+        crate::stderr_line!(
             "multiversi: cannot become a child subreaper ({e}): a helper that leaves its bot's \
              process group may outlive the {what}"
         );
@@ -77,7 +76,6 @@ pub fn play(run: &Run, what: &str) -> Result<()> {
 
 /// The table, the summary and the exit code of a finished run.
 pub fn report(run: &Run, finished: &Finished, what: &str) -> Result<()> {
-    let names: Vec<&str> = run.bots.iter().map(|b| b.name.as_str()).collect();
     let watch = runner::Watch {
         show: run.show,
         events: run.events,
@@ -89,17 +87,14 @@ pub fn report(run: &Run, finished: &Finished, what: &str) -> Result<()> {
     } else {
         "league_end"
     };
-    watch.event(|| json!({"type": end, "table": table_json(&names, &finished.tallies)}));
-    // A table of zeros says nothing when no game was played (a bot never answered start).
-    if finished.games > 0 {
-        watch.human(&table(&names, &finished.tallies));
-    }
+    watch.event(|| json!({"type": end, "table": finished.table.json()}));
+    watch.human(&finished.table.text());
     if let Some(file) = &run.record {
         let damaged = match file.damaged() {
             0 => String::new(),
             n => format!(" and {n} damaged line(s), which replay and standings skip"),
         };
-        eprintln!(
+        crate::stderr_line!(
             "multiversi: {} game(s) recorded in {}, which now holds {} game(s){damaged}",
             finished.games,
             file.path().display(),
@@ -119,7 +114,7 @@ pub fn report(run: &Run, finished: &Finished, what: &str) -> Result<()> {
         ));
     }
     for silent in &finished.silent {
-        eprintln!("{}", never_answered(&run.bots[silent.bot], &silent.fault));
+        crate::stderr_line!("{}", never_answered(&run.bots[silent.bot], &silent.fault));
     }
     if finished.silent.is_empty() && run.left_out.bots.is_empty() {
         return Ok(());
@@ -196,18 +191,10 @@ fn never_answered(bot: &runner::BotSpec, fault: &crate::record::FaultRecord) -> 
         .rev()
         .map(|l| format!("  | {}", crate::text::visible(l)))
         .collect();
-    // A bot still running at the startup limit was not a wrong path: it is slow to start or
-    // its `ready` sits in an unflushed buffer.
-    let hint = if fault.kind == crate::record::FaultKind::Timeout {
-        "hint: it was running but sent no ready line in time: does it flush stdout after each \
-         line? A bot that needs long to start (a JVM, loading a model) needs a longer startup \
-         limit (--startup-ms; startup_ms in a league config)"
-    } else {
-        "hint: check that the command starts the bot (run it by hand and paste a start message \
-         from protocol/PROTOCOL.md); a wrong path often starts an interpreter that exits at once"
-    };
     format!(
-        "multiversi: bot {} ({}) never answered start: {}{}\n  {hint}",
+        "multiversi: bot {} ({}) never answered start: {}{}\n  hint: check that the command \
+         starts the bot (run it by hand and paste a start message from protocol/PROTOCOL.md); a \
+         wrong path often starts an interpreter that exits at once",
         crate::text::visible(&bot.name),
         crate::text::visible(&bot.command.join(" ")),
         crate::text::visible(&fault.detail),

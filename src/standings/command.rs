@@ -2,7 +2,7 @@
 //! league's output, its shards, plain match records), printed as a table and written as files.
 
 use super::input::{self, write_atomically};
-use super::{compute, report, Options, Standings};
+use super::{compute, report, NameClash, Options, Standings};
 use crate::exit::{self, fail};
 use anyhow::Result;
 use clap::Args;
@@ -52,9 +52,9 @@ pub fn run(args: &StandingsArgs) -> Result<()> {
     stdout
         .write_all(report::terminal(&standings, true).as_bytes())
         .and_then(|_| stdout.flush())
-        .map_err(|e| fail(exit::OUTPUT, format!("cannot write output: {e}")))?;
+        .map_err(exit::stdout_error)?;
     if let Some(dir) = &args.out {
-        eprintln!("wrote the standings to {}", dir.display());
+        crate::stderr_line!("wrote the standings to {}", dir.display());
     }
     Ok(())
 }
@@ -118,10 +118,15 @@ pub fn from_files(
         None => input::read_files::<std::io::Sink>(paths, strict, None)?,
     };
     for d in &read.damaged {
-        eprintln!("multiversi: warning: {d} (line skipped)");
+        crate::stderr_line!("multiversi: warning: {d} (line skipped)");
     }
     for (source, first) in &read.duplicates {
-        eprintln!("multiversi: warning: {source}: the same game as game {first} (counted once)");
+        crate::stderr_line!(
+            "multiversi: warning: {source}: the same game as game {first} (counted once)"
+        );
+    }
+    for clash in read.games.name_clashes() {
+        crate::stderr_line!("multiversi: warning: {}", clash_text(&clash));
     }
     if read.games.games.is_empty() {
         let files: Vec<String> = paths.iter().map(|p| p.display().to_string()).collect();
@@ -137,6 +142,30 @@ pub fn from_files(
         write_reports(out.dir, &standings, out.viewer.then_some(VIEWER_FILE))?;
     }
     Ok(standings)
+}
+
+/// The warning for a name recorded with different commands: which, where each was first seen,
+/// and how to keep them apart next time. Standings go by name (a bot keeps its rating when its
+/// command changes, say from `./bot` to `python3 bot.py`), so the games are still counted as one
+/// bot's.
+pub fn clash_text(clash: &NameClash) -> String {
+    let visible = |t: &str| crate::text::visible(t).into_owned();
+    let mut text = format!(
+        "the name '{}' was recorded for {} different commands, and their games are counted as \
+         one bot's:",
+        visible(&clash.name),
+        clash.commands.len()
+    );
+    for (command, origin) in &clash.commands {
+        text += &format!(
+            "\n  {} (first in {})",
+            visible(&command.join(" ")),
+            visible(origin)
+        );
+    }
+    text += "\n  if they are different bots, give each its own name when it plays (match \
+             --name N=NAME, a league bot's name) and keep their records apart";
+    text
 }
 
 /// Writes `standings.json`, `standings.csv` and `standings.html` into `dir`, each through a

@@ -132,6 +132,18 @@ pub struct Games {
     /// game's index in it; `None` for a game played outside any schedule.
     schedule: Vec<Option<(u32, u64)>>,
     runs: Vec<String>,
+    /// Per bot (like `names`), each distinct command it was recorded with and where that was
+    /// first seen: the standings go by name, so two bots given the same name are one bot here,
+    /// and this is how that gets noticed (`name_clashes`).
+    commands: Vec<Vec<(Vec<String>, String)>>,
+}
+
+/// One name recorded with different commands: probably different bots counted as one.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct NameClash {
+    pub name: String,
+    /// Each command, with where it was first seen (a file and line, and the game id).
+    pub commands: Vec<(Vec<String>, String)>,
 }
 
 /// What makes two records the same game: a fingerprint of the record's content (id, start,
@@ -171,6 +183,16 @@ impl Games {
     /// different sizes, a seat missing from the ranking, a winner who is not seated, the same bot
     /// in two seats) is refused with a sentence saying why, and nothing is added.
     pub fn add(&mut self, record: &GameRecord) -> Result<Added, String> {
+        self.add_from(record, || format!("game {}", record.game))
+    }
+
+    /// `add`, with where the record comes from (asked only when a bot shows up with a command
+    /// not seen before, for `name_clashes`).
+    pub fn add_from(
+        &mut self,
+        record: &GameRecord,
+        origin: impl Fn() -> String,
+    ) -> Result<Added, String> {
         let key = fingerprint(record);
         if let Some(&first) = self.seen.get(&key) {
             return Ok(Added::Duplicate(first));
@@ -203,8 +225,13 @@ impl Games {
                     total_ms += m.ms;
                     max_ms = max_ms.max(m.ms);
                 }
+                let bot = self.bot(&s.name);
+                let commands = &mut self.commands[bot as usize];
+                if !commands.iter().any(|(c, _)| *c == s.command) {
+                    commands.push((s.command.clone(), origin()));
+                }
                 SeatSummary {
-                    bot: self.bot(&s.name),
+                    bot,
                     score: record.scores[seat],
                     group: groups[seat],
                     place: places[seat],
@@ -280,12 +307,26 @@ impl Games {
         sorted
     }
 
+    /// The names that stand for more than one command, in the order the names were first seen.
+    pub fn name_clashes(&self) -> Vec<NameClash> {
+        self.names
+            .iter()
+            .zip(&self.commands)
+            .filter(|(_, commands)| commands.len() > 1)
+            .map(|(name, commands)| NameClash {
+                name: name.clone(),
+                commands: commands.clone(),
+            })
+            .collect()
+    }
+
     fn bot(&mut self, name: &str) -> u32 {
         if let Some(&i) = self.bot_index.get(name) {
             return i;
         }
         let i = self.names.len() as u32;
         self.names.push(name.to_string());
+        self.commands.push(Vec::new());
         self.bot_index.insert(name.to_string(), i);
         i
     }
@@ -520,6 +561,32 @@ pub(crate) mod tests {
         assert_eq!(games.add(&plain), Ok(Added::Duplicate(5)));
         assert_eq!(games.games.len(), 5);
         assert_eq!(games.names, vec!["a", "b", "c"]);
+    }
+
+    #[test]
+    fn a_name_with_two_commands_is_one_bot_and_a_clash() {
+        let win = Outcome::Win { winner: 0 };
+        let mut games = Games::new();
+        let mut r = record(&["a", "b", "c"], &[3, 2, 1], &[&[0], &[1], &[2]], win);
+        r.game = "g1".into();
+        games.add_from(&r, || "one.jsonl:1".into()).unwrap();
+        r.game = "g2".into();
+        games.add_from(&r, || "one.jsonl:2".into()).unwrap();
+        assert!(games.name_clashes().is_empty());
+        r.game = "g3".into();
+        r.seats[1].command = vec!["./b".into()];
+        games.add_from(&r, || "two.jsonl:1".into()).unwrap();
+        assert_eq!(games.names, vec!["a", "b", "c"]);
+        assert_eq!(
+            games.name_clashes(),
+            vec![NameClash {
+                name: "b".into(),
+                commands: vec![
+                    (vec!["builtin:b".into()], "one.jsonl:1".into()),
+                    (vec!["./b".into()], "two.jsonl:1".into()),
+                ],
+            }]
+        );
     }
 
     #[test]

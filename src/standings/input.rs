@@ -61,7 +61,7 @@ pub fn read_files<W: Write>(
             let outcome = read_line(text).and_then(|record| {
                 let added = read
                     .games
-                    .add(&record)
+                    .add_from(&record, || format!("{source}, game {}", record.game))
                     .map_err(|e| format!("inconsistent record: {e}"))?;
                 Ok((record, added))
             });

@@ -26,7 +26,7 @@ pub mod report;
 pub mod tally;
 pub mod weng_lin;
 
-pub use games::{Added, GameSummary, Games};
+pub use games::{Added, GameSummary, Games, NameClash};
 pub use tally::{BotTally, Meeting, SeatTally};
 
 /// What to compute.
@@ -62,6 +62,13 @@ impl Options {
     }
 }
 
+/// The fewest deals a bot must have played in for its bootstrap interval to be shown. The
+/// bootstrap resamples whole deals; a bot seen in one deal has the same games in every replicate
+/// it is drawn into, so its interval shows only how the other bots' ratings move, and with two to
+/// four deals there are only a handful of different resamples of its games: such an interval
+/// looks tight and means nothing. Its rating rests on few games and is rough.
+pub const MIN_DEALS: u32 = 5;
+
 /// One bot's line of the standings.
 #[derive(Clone, Debug, PartialEq)]
 pub struct BotStanding {
@@ -71,12 +78,30 @@ pub struct BotStanding {
     pub tally: BotTally,
     /// Plackett–Luce rating on the Elo-like scale.
     pub rating: f64,
-    /// Its 95% bootstrap interval (None: no bootstrap, or the anchor bot).
+    /// Its 95% bootstrap interval (None: no bootstrap, the anchor bot, or fewer than `MIN_DEALS`
+    /// deals).
     pub interval: Option<(f64, f64)>,
+    /// The deals it played in.
+    pub deals: u32,
     pub weng_lin: weng_lin::WengLin,
-    /// Likelihood that this bot is stronger than the next one down (None for the last bot or
-    /// without a bootstrap).
+    /// Likelihood that this bot is stronger than the next one down (None for the last bot,
+    /// without a bootstrap, or when either bot played in fewer than `MIN_DEALS` deals).
     pub superiority_next: Option<f64>,
+}
+
+impl BotStanding {
+    /// Whether it played in too few deals for a meaningful interval (`MIN_DEALS`).
+    pub fn too_few_deals(&self) -> bool {
+        self.deals < MIN_DEALS
+    }
+
+    /// Why its interval is not shown although intervals were asked for: "seen in only 1 deal".
+    pub fn interval_note(&self, options: &Options) -> Option<String> {
+        (options.replicates > 0 && self.too_few_deals()).then(|| {
+            let plural = if self.deals == 1 { "" } else { "s" };
+            format!("seen in only {} deal{plural}", self.deals)
+        })
+    }
 }
 
 /// Everything the reports show. Bots are in rank order, and so are the rows and columns of the
@@ -148,6 +173,19 @@ pub fn compute(games: &Games, options: &Options) -> Result<Standings, String> {
         },
     );
     let online = weng_lin::ratings(&games.games, n);
+    let deals = tally::deals(&games.games, n);
+    let meaningful = |bot: usize| deals[bot] >= MIN_DEALS;
+    let superiority: Vec<Vec<Option<f64>>> = fitted
+        .superiority
+        .iter()
+        .enumerate()
+        .map(|(a, row)| {
+            row.iter()
+                .enumerate()
+                .map(|(b, &x)| x.filter(|_| meaningful(a) && meaningful(b)))
+                .collect()
+        })
+        .collect();
     let mut order: Vec<usize> = (0..n).collect();
     order.sort_by(|&a, &b| {
         fitted.rating[b]
@@ -167,11 +205,10 @@ pub fn compute(games: &Games, options: &Options) -> Result<Standings, String> {
             name: games.names[bot].clone(),
             tally: tallies[bot].clone(),
             rating: fitted.rating[bot],
-            interval: fitted.interval[bot],
+            interval: fitted.interval[bot].filter(|_| meaningful(bot)),
+            deals: deals[bot],
             weng_lin: online[bot],
-            superiority_next: order
-                .get(rank + 1)
-                .and_then(|&next| fitted.superiority[bot][next]),
+            superiority_next: order.get(rank + 1).and_then(|&next| superiority[bot][next]),
         })
         .collect();
     let pairs = tally::head_to_head(&games.games, n);
@@ -206,7 +243,7 @@ pub fn compute(games: &Games, options: &Options) -> Result<Standings, String> {
         bots,
         seats: tally::seats(&games.games),
         head_to_head: reorder(&pairs, &order),
-        superiority: reorder(&fitted.superiority, &order),
+        superiority: reorder(&superiority, &order),
         game_list,
     })
 }

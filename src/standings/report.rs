@@ -4,7 +4,7 @@
 pub mod html;
 
 use super::games::{fault_name, FAULT_KINDS};
-use super::Standings;
+use super::{Standings, MIN_DEALS};
 use crate::text::visible;
 use serde::Serialize;
 use std::fmt::Write as _;
@@ -14,20 +14,22 @@ pub const FORMAT: &str = "multiversi-standings";
 /// Its version.
 pub const VERSION: u32 = 1;
 
-fn interval_text(interval: Option<(f64, f64)>) -> String {
-    match interval {
-        Some((lo, hi)) => format!("[{lo:.0}, {hi:.0}]"),
-        None => "-".into(),
-    }
-}
-
 fn percent(x: Option<f64>) -> String {
     x.map_or("-".into(), |x| format!("{:.0}%", 100.0 * x))
 }
 
-/// The terminal table, best first; with `full`, the seat bias, head-to-head and superiority
-/// tables follow. Bot names are shown through `text::visible`.
-pub fn terminal(s: &Standings, full: bool) -> String {
+/// The columns of the bots' table besides the counts every table has.
+struct Columns<'a> {
+    /// The 95% interval, the Weng–Lin cross-check and the likelihood of superiority: the
+    /// `standings` command's table.
+    ratings: bool,
+    /// What each bot called itself in `ready`, by rank: the table of a running match or league.
+    ready: Option<&'a [String]>,
+}
+
+/// The bots' table, best first: one implementation for `standings` and for the table a match or
+/// league shows as it runs. Bot names are shown through `text::visible`.
+fn bot_table(s: &Standings, columns: &Columns) -> String {
     let names: Vec<String> = s
         .bots
         .iter()
@@ -40,22 +42,49 @@ pub fn terminal(s: &Standings, full: bool) -> String {
         .unwrap_or(3)
         .max(3);
     let mut out = String::new();
-    let _ = writeln!(
+    let _ = write!(out, "{:>3}  {:<width$}  {:>6}", "#", "bot", "rating");
+    if columns.ratings {
+        let _ = write!(out, "  {:>13}  {:>11}", "95% interval", "Weng-Lin");
+    }
+    let _ = write!(
         out,
-        "{:>3}  {:<width$}  {:>6}  {:>13}  {:>11}  {:>5}  {:>7}  {:>5}  {:>5}  {:>6}  {:>5}  {:>5}  {:>6}  {:>8}  {:>8}  {:>5}",
-        "#", "bot", "rating", "95% interval", "Weng-Lin", "games", "points", "wins", "draws",
-        "losses", "place", "discs", "faults", "mean ms", "max ms", "LOS"
+        "  {:>5}  {:>7}  {:>5}  {:>5}  {:>6}  {:>5}  {:>5}  {:>6}  {:>8}  {:>8}",
+        "games",
+        "points",
+        "wins",
+        "draws",
+        "losses",
+        "place",
+        "discs",
+        "faults",
+        "mean ms",
+        "max ms"
     );
-    for (b, name) in s.bots.iter().zip(&names) {
+    if columns.ratings {
+        let _ = write!(out, "  {:>5}", "LOS");
+    }
+    if columns.ready.is_some() {
+        out.push_str("  ready as");
+    }
+    out.push('\n');
+    for (i, (b, name)) in s.bots.iter().zip(&names).enumerate() {
         let t = &b.tally;
-        let _ = writeln!(
+        let _ = write!(out, "{:>3}  {:<width$}  {:>6.0}", b.rank, name, b.rating);
+        if columns.ratings {
+            let interval = match (b.interval, b.interval_note(&s.options)) {
+                (Some((lo, hi)), _) => format!("[{lo:.0}, {hi:.0}]"),
+                (None, Some(_)) => {
+                    let plural = if b.deals == 1 { "" } else { "s" };
+                    format!("({} deal{plural})", b.deals)
+                }
+                (None, None) => "-".into(),
+            };
+            let weng_lin = format!("{:.1}±{:.1}", b.weng_lin.mu, b.weng_lin.sigma);
+            let _ = write!(out, "  {interval:>13}  {weng_lin:>11}");
+        }
+        let _ = write!(
             out,
-            "{:>3}  {:<width$}  {:>6.0}  {:>13}  {:>11}  {:>5}  {:>7.2}  {:>5}  {:>5}  {:>6}  {:>5.2}  {:>5.1}  {:>6}  {:>8.2}  {:>8.2}  {:>5}",
-            b.rank,
-            name,
-            b.rating,
-            interval_text(b.interval),
-            format!("{:.1}±{:.1}", b.weng_lin.mu, b.weng_lin.sigma),
+            "  {:>5}  {:>7.2}  {:>5}  {:>5}  {:>6}  {:>5.2}  {:>5.1}  {:>6}  {:>8.2}  {:>8.2}",
             t.games,
             t.points,
             t.wins,
@@ -66,10 +95,64 @@ pub fn terminal(s: &Standings, full: bool) -> String {
             t.fault_total(),
             t.mean_ms(),
             t.max_ms,
-            percent(b.superiority_next),
         );
+        if columns.ratings {
+            let _ = write!(out, "  {:>5}", percent(b.superiority_next));
+        }
+        if let Some(ready) = columns.ready {
+            let _ = write!(out, "  {}", ready.get(i).map_or("-", String::as_str));
+        }
+        out.push('\n');
     }
+    out
+}
+
+/// The table a match or league shows while it runs and at its end: ratings fitted without a
+/// bootstrap (`Options::quick`), the counts, and what each bot called itself in `ready` (by
+/// rank, shown as given: the caller makes it visible).
+pub fn quick(s: &Standings, ready: &[String]) -> String {
+    let mut out = bot_table(
+        s,
+        &Columns {
+            ratings: false,
+            ready: Some(ready),
+        },
+    );
+    let anchor = match &s.options.anchor {
+        Some(name) => format!("{} is 0", visible(name)),
+        None => "mean 0".into(),
+    };
+    let _ = writeln!(
+        out,
+        "{} game{} in {} deal{}; rating: Plackett-Luce, Elo-like scale, {anchor} (95% \
+         intervals: multiversi standings)",
+        s.games,
+        if s.games == 1 { "" } else { "s" },
+        s.deals,
+        if s.deals == 1 { "" } else { "s" },
+    );
+    out
+}
+
+/// The terminal table of `multiversi standings`, best first; with `full`, the seat bias,
+/// head-to-head and superiority tables follow. Bot names are shown through `text::visible`.
+pub fn terminal(s: &Standings, full: bool) -> String {
+    let names: Vec<String> = s
+        .bots
+        .iter()
+        .map(|b| visible(&b.name).into_owned())
+        .collect();
+    let mut out = bot_table(
+        s,
+        &Columns {
+            ratings: true,
+            ready: None,
+        },
+    );
     let _ = writeln!(out, "{}", summary_line(s));
+    if let Some(note) = few_deals_note(s) {
+        let _ = writeln!(out, "{note}");
+    }
     if !full {
         return out;
     }
@@ -148,10 +231,13 @@ pub fn summary_line(s: &Standings) -> String {
         Some(name) => format!("{} is 0", visible(name)),
         None => "mean 0".into(),
     };
+    let plural = |n: usize| if n == 1 { "" } else { "s" };
     let mut line = format!(
-        "{} games in {} deals; rating: Plackett-Luce, Elo-like scale, {anchor}; interval: {}",
+        "{} game{} in {} deal{}; rating: Plackett-Luce, Elo-like scale, {anchor}; interval: {}",
         s.games,
+        plural(s.games),
         s.deals,
+        plural(s.deals),
         if s.replicates > 0 {
             format!(
                 "bootstrap over deals, {} replicates, seed {}",
@@ -161,7 +247,6 @@ pub fn summary_line(s: &Standings) -> String {
             "none".into()
         }
     );
-    let plural = |n: usize| if n == 1 { "" } else { "s" };
     if s.damaged_lines > 0 {
         let n = s.damaged_lines;
         let _ = write!(line, "; {n} damaged line{} skipped", plural(n));
@@ -171,6 +256,25 @@ pub fn summary_line(s: &Standings) -> String {
         let _ = write!(line, "; {n} game{} read twice, counted once", plural(n));
     }
     line
+}
+
+/// Why some bots have no interval although intervals were asked for, or None.
+pub fn few_deals_note(s: &Standings) -> Option<String> {
+    let few: Vec<String> = s
+        .bots
+        .iter()
+        .filter(|b| b.interval_note(&s.options).is_some())
+        .map(|b| visible(&b.name).into_owned())
+        .collect();
+    if few.is_empty() {
+        return None;
+    }
+    Some(format!(
+        "no meaningful 95% interval for a bot seen in fewer than {MIN_DEALS} deals ({}): the \
+         bootstrap resamples whole deals, so it cannot tell how such a bot's rating would vary; \
+         that rating rests on few games",
+        few.join(", ")
+    ))
 }
 
 #[derive(Serialize)]
@@ -197,6 +301,7 @@ struct RatingJson<'a> {
     ties: &'static str,
     replicates: u32,
     seed: u64,
+    min_deals: u32,
 }
 
 #[derive(Serialize)]
@@ -205,6 +310,8 @@ struct BotJson<'a> {
     bot: &'a str,
     rating: f64,
     interval: Option<[f64; 2]>,
+    deals: u32,
+    note: Option<String>,
     weng_lin: WengLinJson,
     superiority_next: Option<f64>,
     games: u32,
@@ -279,6 +386,8 @@ pub fn json(s: &Standings) -> String {
                 bot: &b.name,
                 rating: round(b.rating, 2),
                 interval: b.interval.map(|(lo, hi)| [round(lo, 2), round(hi, 2)]),
+                deals: b.deals,
+                note: b.interval_note(&s.options),
                 weng_lin: WengLinJson {
                     mu: round(b.weng_lin.mu, 4),
                     sigma: round(b.weng_lin.sigma, 4),
@@ -338,6 +447,7 @@ pub fn json(s: &Standings) -> String {
             ties: "every order of a shared place counts, with equal weight",
             replicates: s.replicates,
             seed: s.options.seed,
+            min_deals: MIN_DEALS,
         },
         bots,
         seats: s
@@ -367,7 +477,7 @@ pub fn json(s: &Standings) -> String {
 /// The CSV header: one column per field of a bot's line.
 pub const CSV_HEADER: &str = "rank,bot,rating,rating_low,rating_high,weng_lin_mu,weng_lin_sigma,\
 superiority_next,games,wins,draws,losses,points,mean_discs,mean_place,faults_timeout,faults_crash,\
-faults_malformed,faults_illegal,moves,mean_ms,max_ms";
+faults_malformed,faults_illegal,moves,mean_ms,max_ms,deals,note";
 
 /// A CSV field (RFC 4180): quoted when it holds a comma, quote or line break. A name that a
 /// spreadsheet would take for a formula (starting with = + - @) gets a leading apostrophe.
@@ -385,7 +495,7 @@ fn csv_field(text: &str) -> String {
 }
 
 /// `standings.csv`: a header and one line per bot, best first; empty fields where there is no
-/// value (no interval, no next bot).
+/// value (no interval, no next bot, no note).
 pub fn csv(s: &Standings) -> String {
     let opt = |x: Option<f64>, d: i32| x.map_or(String::new(), |x| round(x, d).to_string());
     let mut out = String::from(CSV_HEADER);
@@ -415,6 +525,8 @@ pub fn csv(s: &Standings) -> String {
             t.moves.to_string(),
             round(t.mean_ms(), 3).to_string(),
             round(t.max_ms, 3).to_string(),
+            b.deals.to_string(),
+            csv_field(&b.interval_note(&s.options).unwrap_or_default()),
         ];
         out.push_str(&fields.join(","));
         out.push('\n');
@@ -466,6 +578,77 @@ mod tests {
         assert!(text.contains("Head to head"));
         let first = text.lines().nth(1).unwrap();
         assert!(first.contains("a,1"), "{first}");
+    }
+
+    #[test]
+    fn intervals_are_withheld_for_bots_seen_in_too_few_deals() {
+        // Two deals: the bootstrap runs, but no bot's interval means anything.
+        let s = standings();
+        assert!(s.replicates > 0);
+        assert!(s.bots.iter().all(|b| b.deals == 2 && b.interval.is_none()));
+        assert!(s.bots.iter().all(|b| b.superiority_next.is_none()));
+        let text = terminal(&s, false);
+        let first = text.lines().nth(1).unwrap();
+        assert!(first.contains("(2 deals)"), "{text}");
+        assert!(
+            text.contains("no meaningful 95% interval for a bot seen in fewer than 5 deals"),
+            "{text}"
+        );
+        let v: serde_json::Value = serde_json::from_str(&json(&s)).unwrap();
+        assert_eq!(v["rating"]["min_deals"], 5);
+        assert_eq!(v["bots"][0]["deals"], 2);
+        assert_eq!(v["bots"][0]["note"], "seen in only 2 deals");
+        assert!(v["bots"][0]["interval"].is_null());
+        let csv = csv(&s);
+        assert!(
+            csv.lines()
+                .nth(1)
+                .unwrap()
+                .ends_with(",2,seen in only 2 deals"),
+            "{csv}"
+        );
+        // Without a bootstrap nothing was asked for, and there is nothing to explain.
+        let mut none = s.clone();
+        none.options.replicates = 0;
+        assert!(few_deals_note(&none).is_none());
+        assert!(!terminal(&none, false).contains("deals)"));
+        // Five deals or more: intervals and no note.
+        let mut games = Games::new();
+        for i in 0..5 {
+            let mut g = record(
+                &["a", "b", "c"],
+                &[5, 3, 1],
+                &[&[i % 3], &[(i + 1) % 3], &[(i + 2) % 3]],
+                Outcome::Win { winner: i % 3 },
+            );
+            g.game = format!("g{i}");
+            games.add(&g).unwrap();
+        }
+        let s = compute(&games, &Options::default()).unwrap();
+        assert!(s.bots.iter().all(|b| b.deals == 5 && b.interval.is_some()));
+        assert!(few_deals_note(&s).is_none());
+    }
+
+    #[test]
+    fn the_quick_table_has_ready_and_no_intervals() {
+        let s = standings();
+        let ready = vec!["A 1.0".to_string(), "-".into(), "C".into()];
+        let text = quick(&s, &ready);
+        let lines: Vec<&str> = text.lines().collect();
+        assert!(lines[0].ends_with("  ready as"), "{text}");
+        assert!(
+            !lines[0].contains("interval") && !lines[0].contains("LOS"),
+            "{text}"
+        );
+        assert!(
+            lines[1].contains("a,1") && lines[1].ends_with("  A 1.0"),
+            "{text}"
+        );
+        assert!(lines[3].ends_with("  C"), "{text}");
+        assert!(
+            lines[4].starts_with("2 games in 2 deals; rating: Plackett-Luce"),
+            "{text}"
+        );
     }
 
     #[test]

@@ -67,6 +67,20 @@ pub fn bots(games: &[GameSummary], bots: usize) -> Vec<BotTally> {
     out
 }
 
+/// The number of deals each bot played in (indexed like `Games::names`).
+pub fn deals(games: &[GameSummary], bots: usize) -> Vec<u32> {
+    let mut seen = std::collections::HashSet::new();
+    let mut out = vec![0; bots];
+    for g in games {
+        for s in &g.seats {
+            if seen.insert((s.bot, g.deal)) {
+                out[s.bot as usize] += 1;
+            }
+        }
+    }
+    out
+}
+
 /// How one seat did, over the games of one size (3 or 4 players): the seat bias.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct SeatTally {

@@ -1,7 +1,7 @@
 //! The runner shared by `match` and `league`: games in parallel, records that never interleave
 //! or repeat, seatings, bots that never answer, resumable leagues.
 
-use crate::support::{read_records, run, stderr, stdout, temp_dir};
+use crate::support::{read_records, run, stderr, stdout, table_row, temp_dir};
 use std::collections::HashSet;
 
 fn random_match(record: &std::path::Path, games: &str, extra: &[&str]) -> std::process::Output {
@@ -56,8 +56,8 @@ fn a_match_on_two_workers_plays_every_seating_once() {
     }
     // The table counts every game of every bot.
     let table = stdout(&out);
-    let row = table.lines().find(|l| l.starts_with("greedy ")).unwrap();
-    assert_eq!(row.split_whitespace().nth(1), Some("30"), "{table}");
+    let row = table_row(&table, "greedy").expect("greedy's row");
+    assert_eq!(row["games"], "30", "{table}");
 }
 
 #[test]
@@ -179,8 +179,11 @@ fn a_bot_that_never_answers_start_stops_a_match_and_records_nothing_unless_told_
     assert!(err.contains("--keep-going"), "{err}");
     // It stopped at once, and the games it lost are not in the file, which is as it was.
     assert_eq!(std::fs::read(&record).unwrap(), earlier);
-    // No game was played: no table of zeros.
-    assert!(!stdout(&out).contains("nosuchbot"), "{}", stdout(&out));
+    assert!(
+        stdout(&out).starts_with("no game finished yet: ") && stdout(&out).contains("nosuchbot"),
+        "{}",
+        stdout(&out)
+    );
 
     let out = crate::support::multiversi()
         .args(args(&["--keep-going"]))
@@ -655,6 +658,71 @@ fn a_second_run_on_the_same_record_file_is_refused_while_the_first_plays() {
     let (indices, _) = league_games(&out);
     let unique: HashSet<u64> = indices.iter().copied().collect();
     assert_eq!(unique.len(), indices.len(), "no game recorded twice");
+}
+
+#[test]
+fn a_league_shows_the_standings_quick_table_every_standings_every_games() {
+    let dir = temp_dir("league-running-table");
+    // 4 bots, 3 players: 4 deals of 6 games.
+    let config = league_config(&dir, 4, "standings_every = 6\nconcurrency = 1");
+    let out = dir.join("out");
+    let run = league(&[config.to_str().unwrap(), "--out", out.to_str().unwrap()]);
+    assert!(run.status.success(), "{}", stderr(&run));
+    let text = stdout(&run);
+    for n in [6, 12, 18, 24] {
+        let block: Vec<&str> = text
+            .split(&format!("after {n} games:\n"))
+            .nth(1)
+            .unwrap_or_else(|| panic!("no table after {n} games:\n{text}"))
+            .lines()
+            .take_while(|l| !l.is_empty())
+            .collect();
+        let table = block.join("\n");
+        assert!(
+            block[0].contains("rating") && block[0].ends_with("ready as"),
+            "{table}"
+        );
+        // Every game seats three bots; bots with games are listed, each with its own.
+        let games: u32 = (0..4)
+            .filter_map(|b| table_row(&table, &format!("b{b}")))
+            .map(|row| row["games"].parse::<u32>().unwrap())
+            .sum();
+        assert_eq!(games, 3 * n, "{table}");
+        let deals = n.div_ceil(6);
+        let plural = if deals == 1 { "" } else { "s" };
+        assert!(
+            block.iter().any(|l| l.starts_with(&format!(
+                "{n} games in {deals} deal{plural}; rating: Plackett-Luce"
+            ))),
+            "{table}"
+        );
+    }
+    // The whole league's standings come after, with intervals.
+    assert!(text.contains("Standings of all 24 game(s)"), "{text}");
+}
+
+#[test]
+fn a_league_into_a_closed_pipe_plays_on_and_ends_quietly() {
+    let dir = temp_dir("league-closed-pipe");
+    let config = league_config(&dir, 4, "standings_every = 6\nconcurrency = 1");
+    let out = dir.join("out");
+    // `multiversi league … 2>&1 | head` with head gone: stdout and stderr are a closed pipe.
+    let (reader, writer) = std::io::pipe().unwrap();
+    drop(reader);
+    let run = crate::support::multiversi()
+        .args([
+            "league",
+            config.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+        ])
+        .stdout(writer.try_clone().unwrap())
+        .stderr(writer)
+        .output()
+        .unwrap();
+    assert_eq!(run.status.code(), Some(0));
+    assert_eq!(read_records(&out.join("games.jsonl")).len(), 24);
+    assert!(out.join("standings.json").exists());
 }
 
 /// A gauntlet, end to end: the candidate (`hero`) sits in every game, the other seats are every

@@ -93,7 +93,11 @@ fn builtin_match_writes_records_that_replay() {
     ]);
     assert!(out.status.success(), "{}", stderr(&out));
     let table = stdout(&out);
-    assert!(table.starts_with("bot "), "{table}");
+    assert!(table.starts_with("  #  bot "), "{table}");
+    assert!(
+        table.lines().next().unwrap().ends_with("ready as"),
+        "{table}"
+    );
     assert!(table.contains("random-2"), "{table}");
     let records = read_records(&record);
     assert_eq!(records.len(), 4);

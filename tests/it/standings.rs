@@ -227,6 +227,7 @@ fn standings_of_merged_matches_match_the_records() {
     let want = expected(&records);
     let bots = json["bots"].as_array().unwrap();
     assert_eq!(bots.len(), want.len());
+    let mut with_interval = 0;
     for bot in bots {
         let name = bot["bot"].as_str().unwrap();
         let e = &want[name];
@@ -258,12 +259,37 @@ fn standings_of_merged_matches_match_the_records() {
             "{name}"
         );
         assert!(close(n("max_ms"), e.max_ms, 1e-3), "{name}");
-        let (lo, hi) = (
-            bot["interval"][0].as_f64().unwrap(),
-            bot["interval"][1].as_f64().unwrap(),
-        );
-        assert!(lo <= hi, "{name}: {bot}");
+        // An interval only for a bot seen in enough deals (a match's deals: its schedule's).
+        let deals: std::collections::BTreeSet<(String, u64)> = records
+            .iter()
+            .filter(|r| r.seats.iter().any(|s| s.name == name))
+            .map(|r| {
+                let s = r.schedule.as_ref().unwrap();
+                (s.run.clone(), s.deal)
+            })
+            .collect();
+        assert_eq!(bot["deals"].as_u64(), Some(deals.len() as u64), "{name}");
+        if deals.len() >= 5 {
+            let (lo, hi) = (
+                bot["interval"][0].as_f64().unwrap(),
+                bot["interval"][1].as_f64().unwrap(),
+            );
+            assert!(lo <= hi, "{name}: {bot}");
+            assert!(bot["note"].is_null(), "{name}: {bot}");
+        } else {
+            assert!(bot["interval"].is_null(), "{name}: {bot}");
+            let note = format!(
+                "seen in only {} deal{}",
+                deals.len(),
+                if deals.len() == 1 { "" } else { "s" }
+            );
+            assert_eq!(bot["note"], note.as_str(), "{name}: {bot}");
+        }
+        with_interval += (deals.len() >= 5) as u32;
     }
+    // Both kinds are here: greedy and random played in all 5 deals, the others in fewer.
+    assert_eq!(with_interval, 2, "{bots:?}");
+    assert_eq!(json["rating"]["min_deals"], 5);
     assert_eq!(want["bad"].faults["illegal"], 3);
     // The ratings' mean is 0, and they come best first.
     let ratings: Vec<f64> = bots.iter().map(|b| b["rating"].as_f64().unwrap()).collect();
@@ -339,6 +365,13 @@ fn standings_of_merged_matches_match_the_records() {
     let first = table.lines().nth(1).unwrap();
     assert!(first.contains(bots[0]["bot"].as_str().unwrap()), "{table}");
     assert!(table.contains("29 games in 5 deals"), "{table}");
+    // Bots seen in too few deals: no interval, and a note that says why.
+    let row = table.lines().find(|l| l.contains(" bad ")).unwrap();
+    assert!(row.contains("(1 deal)"), "{table}");
+    assert!(
+        table.contains("no meaningful 95% interval for a bot seen in fewer than 5 deals"),
+        "{table}"
+    );
 
     // The page: every bot, the plot, the tables, and every game linked into the viewer beside
     // it, where game N is the N-th game counted.
@@ -502,4 +535,94 @@ fn bad_input_gets_its_exit_code() {
         good.join("sub").to_str().unwrap(),
     ]);
     assert_eq!(out.status.code(), Some(5), "{}", stderr(&out));
+}
+
+/// A record file with two games and a damaged line, so that `standings` has a warning to print.
+fn file_with_a_warning(name: &str) -> PathBuf {
+    let path = temp_dir(name).join("games.jsonl");
+    crate::records::write(&path, &crate::records::sample_games());
+    let mut text = std::fs::read_to_string(&path).unwrap();
+    text.push_str("{\"format\":\"multiversi-game\"\n");
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+#[test]
+fn standings_into_a_closed_pipe_end_quietly() {
+    let path = file_with_a_warning("standings-pipe");
+    // `multiversi standings … 2>&1 | head`, with head gone before the first byte: both outputs
+    // are a pipe whose reader is closed. A write to stderr must not panic (exit 101).
+    let (reader, writer) = std::io::pipe().unwrap();
+    drop(reader);
+    let out = multiversi()
+        .arg("standings")
+        .arg(&path)
+        .stdout(writer.try_clone().unwrap())
+        .stderr(writer)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    // Only stdout closed: the warning still reaches stderr, and nothing panics.
+    let (reader, writer) = std::io::pipe().unwrap();
+    drop(reader);
+    let out = multiversi()
+        .arg("standings")
+        .arg(&path)
+        .stdout(writer)
+        .stderr(std::process::Stdio::piped())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let err = stderr(&out);
+    assert!(err.contains("line skipped"), "{err}");
+    assert!(!err.contains("panicked"), "{err}");
+    assert!(!err.contains("Broken pipe"), "{err}");
+}
+
+#[test]
+fn one_name_for_two_commands_is_counted_as_one_bot_with_a_warning() {
+    let dir = temp_dir("standings-clash");
+    let games = crate::records::sample_games();
+    let a = dir.join("a.jsonl");
+    crate::records::write(&a, &games[..2]);
+    // In b, `mybot` is another program that was given the same name.
+    let mut other = games[2].clone();
+    let seat = other.seats.iter().position(|s| s.name == "mybot").unwrap();
+    other.seats[seat].command = vec!["python3".into(), "v2/mybot.py".into()];
+    let b = dir.join("b.jsonl");
+    crate::records::write(&b, &[other.clone()]);
+    let out = run(&["standings", a.to_str().unwrap(), b.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let err = stderr(&out);
+    let first = games[..2]
+        .iter()
+        .position(|g| g.seats.iter().any(|s| s.name == "mybot"))
+        .unwrap();
+    let expected = format!(
+        "multiversi: warning: the name 'mybot' was recorded for 2 different commands, and their \
+         games are counted as one bot's:\n  builtin:mybot (first in {}:{}, game {})\n  python3 \
+         v2/mybot.py (first in {}:1, game {})\n  if they are different bots, give each its own \
+         name when it plays (match --name N=NAME",
+        a.display(),
+        first + 1,
+        games[first].game,
+        b.display(),
+        other.game
+    );
+    assert!(err.contains(&expected), "{err}");
+    // Counted as one bot, as the warning says.
+    let table = stdout(&out);
+    let rows = table
+        .lines()
+        .take_while(|l| !l.contains(" games in "))
+        .filter(|l| l.contains(" mybot "))
+        .count();
+    assert_eq!(rows, 1, "{table}");
+    // The same command everywhere: no warning.
+    let out = run(&["standings", a.to_str().unwrap(), a.to_str().unwrap()]);
+    assert!(
+        !stderr(&out).contains("different commands"),
+        "{}",
+        stderr(&out)
+    );
 }

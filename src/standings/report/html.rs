@@ -50,6 +50,9 @@ pub fn page(s: &Standings, viewer: Option<&str>) -> String {
     h.push_str(STYLE);
     h.push_str("</style>\n</head>\n<body>\n<h1>Standings</h1>\n");
     let _ = writeln!(h, "<p class=\"note\">{}</p>", esc(&summary_line(s)));
+    if let Some(note) = super::few_deals_note(s) {
+        let _ = writeln!(h, "<p class=\"note\" id=\"few-deals\">{}</p>", esc(&note));
+    }
     table(&mut h, s);
     h.push_str("<h2 id=\"ratings\">Ratings and their 95% intervals</h2>\n");
     h.push_str(
@@ -71,9 +74,14 @@ fn table(h: &mut String, s: &Standings) {
     h.push_str("<th>mean ms</th><th>max ms</th><th title=\"likelihood of superiority over the next bot down\">LOS</th></tr>\n");
     for b in &s.bots {
         let t = &b.tally;
-        let interval = b
-            .interval
-            .map_or("–".into(), |(lo, hi)| format!("{lo:.0} … {hi:.0}"));
+        let interval = match (b.interval, b.interval_note(&s.options)) {
+            (Some((lo, hi)), _) => format!("{lo:.0} … {hi:.0}"),
+            (None, Some(note)) => format!(
+                "<span class=\"few\" title=\"{}: too few deals for a meaningful interval\">– ({note})</span>",
+                esc(&note)
+            ),
+            (None, None) => "–".into(),
+        };
         let los = b
             .superiority_next
             .map_or("–".into(), |x| format!("{:.0}%", 100.0 * x));
@@ -359,7 +367,8 @@ mod tests {
     fn the_page_escapes_names_and_links_every_game() {
         let mut games = Games::new();
         let evil = "<script>alert(1)</script>\x1b[2J";
-        for i in 0..3 {
+        // Five games, five deals: enough for intervals.
+        for i in 0..5 {
             let mut r = record(
                 &["alpha", evil, "gamma"],
                 &[5, 3, 1],
@@ -385,6 +394,24 @@ mod tests {
         assert!(page.contains("<svg id=\"plot\""));
         assert_eq!(page.matches("<circle class=\"point\"").count(), 3);
         assert_eq!(page.matches("<line class=\"interval\"").count(), 3);
+        assert!(!page.contains("few-deals"));
+        // With three deals, no bot has a meaningful interval: none is drawn, and the page says
+        // why.
+        let mut few = Games::new();
+        for g in games.games.iter().take(3) {
+            let mut r = record(
+                &["alpha", "beta", "gamma"],
+                &[5, 3, 1],
+                &[&[0], &[1], &[2]],
+                Outcome::Win { winner: 0 },
+            );
+            r.game = g.id.clone();
+            few.add(&r).unwrap();
+        }
+        let few_page = super::page(&compute(&few, &Options::default()).unwrap(), None);
+        assert_eq!(few_page.matches("<line class=\"interval\"").count(), 0);
+        assert_eq!(few_page.matches("– (seen in only 3 deals)").count(), 3);
+        assert!(few_page.contains("id=\"few-deals\""));
         assert!(page.contains("gamma (3, disqualified)"));
         assert!(page.contains("alpha wins"));
         assert!(page.contains("<td>1 crash</td>"));
