@@ -191,10 +191,18 @@ fn never_answered(bot: &runner::BotSpec, fault: &crate::record::FaultRecord) -> 
         .rev()
         .map(|l| format!("  | {}", crate::text::visible(l)))
         .collect();
+    // A bot still running at the startup limit was not a wrong path: it is slow to start or
+    // its `ready` sits in an unflushed buffer.
+    let hint = if fault.kind == crate::record::FaultKind::Timeout {
+        "hint: it was running but sent no ready line in time: does it flush stdout after each \
+         line? A bot that needs long to start (a JVM, loading a model) needs a longer startup \
+         limit (--startup-ms; startup_ms in a league config)"
+    } else {
+        "hint: check that the command starts the bot (run it by hand and paste a start message \
+         from protocol/PROTOCOL.md); a wrong path often starts an interpreter that exits at once"
+    };
     format!(
-        "multiversi: bot {} ({}) never answered start: {}{}\n  hint: check that the command \
-         starts the bot (run it by hand and paste a start message from protocol/PROTOCOL.md); a \
-         wrong path often starts an interpreter that exits at once",
+        "multiversi: bot {} ({}) never answered start: {}{}\n  {hint}",
         crate::text::visible(&bot.name),
         crate::text::visible(&bot.command.join(" ")),
         crate::text::visible(&fault.detail),
