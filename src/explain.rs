@@ -234,6 +234,16 @@ fn interpreter_for(file: &str) -> Option<&'static str> {
     })
 }
 
+/// The program as the user invoked it, for commands to copy from a message: `multiversi` when
+/// it was found on PATH, else the path typed (`target/release/multiversi`, as `cargo run`
+/// starts it), so that the suggested line works where it is pasted.
+pub fn program() -> String {
+    match std::env::args().next() {
+        Some(arg0) if arg0.contains('/') => shell_quote(&arg0),
+        _ => "multiversi".into(),
+    }
+}
+
 /// A word quoted for a shell when it needs it, so a suggested command line can be pasted.
 pub fn shell_quote(word: &str) -> String {
     let plain = !word.is_empty()
@@ -251,7 +261,7 @@ pub fn shell_quote(word: &str) -> String {
 /// is the two bots `python3` and `mybot.py`. Returns the message, with the whole corrected
 /// command line, when some bot is a bare interpreter; None otherwise. `specs` are the BOT
 /// arguments as given; `rest` the other arguments of the command line, repeated at the end.
-pub fn forgotten_quotes(specs: &[String], rest: &str) -> Option<String> {
+pub fn forgotten_quotes(specs: &[String], rest: &str, program: &str) -> Option<String> {
     let bare: Vec<usize> = (0..specs.len())
         .filter(|&i| is_interpreter(specs[i].trim()))
         .collect();
@@ -291,7 +301,7 @@ pub fn forgotten_quotes(specs: &[String], rest: &str) -> Option<String> {
     };
     Some(format!(
         "bot {} is '{}' alone, which would wait for a program on its stdin: a bot's command is \
-         one argument, so quote it with its script. Type:\n  multiversi match {}{rest}",
+         one argument, so quote it with its script. Type:\n  {program} match {}{rest}",
         first + 1,
         specs[first].trim(),
         fixed.join(" ")
@@ -553,7 +563,7 @@ mod tests {
         let specs: Vec<String> = ["python3", "mybot.py", "builtin:greedy", "builtin:random"]
             .map(String::from)
             .to_vec();
-        let text = forgotten_quotes(&specs, "--games 4").unwrap();
+        let text = forgotten_quotes(&specs, "--games 4", "multiversi").unwrap();
         assert!(text.starts_with("bot 1 is 'python3' alone"), "{text}");
         assert!(
             text.ends_with(
@@ -573,7 +583,7 @@ mod tests {
         ]
         .map(String::from)
         .to_vec();
-        let text = forgotten_quotes(&specs, "").unwrap();
+        let text = forgotten_quotes(&specs, "", "multiversi").unwrap();
         assert!(
             text.ends_with("multiversi match builtin:greedy \"node --harmony a.js\" \"java -jar b.jar\" random"),
             "{text}"
@@ -581,7 +591,7 @@ mod tests {
         let fine: Vec<String> = ["python3 a.py", "builtin:greedy", "builtin:random"]
             .map(String::from)
             .to_vec();
-        assert_eq!(forgotten_quotes(&fine, ""), None);
+        assert_eq!(forgotten_quotes(&fine, "", "multiversi"), None);
     }
 
     #[test]

@@ -129,7 +129,9 @@ impl MatchArgs {
             }
             self.bots.clone()
         };
-        if let Some(message) = explain::forgotten_quotes(&specs, &explain::options_after(&specs)) {
+        if let Some(message) =
+            explain::forgotten_quotes(&specs, &explain::options_after(&specs), &explain::program())
+        {
             return Err(fail(exit::USAGE, message));
         }
         if !(3..=4).contains(&specs.len()) {

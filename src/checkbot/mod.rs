@@ -177,7 +177,8 @@ fn resolve_command(words: &[String], exe: &std::path::Path, seed: u64) -> Result
                     exit::USAGE,
                     format!(
                         "{option} after the bot would be passed to the bot: put check-bot's \
-                         options before it, as in: multiversi check-bot {} {first:?}",
+                         options before it, as in: {} check-bot {} {first:?}",
+                        crate::explain::program(),
                         rest.join(" ")
                     ),
                 ));

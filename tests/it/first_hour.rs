@@ -170,11 +170,38 @@ fn forgotten_quotes_say_what_to_type() {
         err.starts_with("multiversi: bot 1 is 'python3' alone"),
         "{err}"
     );
+    // Invoked by its path (as `cargo run` does), the line to type starts with that path...
+    let exe = env!("CARGO_BIN_EXE_multiversi");
     assert!(
-        err.contains(
-            "\n  multiversi match \"python3 mybot.py\" builtin:greedy builtin:random --games 4\n"
-        ),
+        err.contains(&format!(
+            "\n  {exe} match \"python3 mybot.py\" builtin:greedy builtin:random --games 4\n"
+        )),
         "{err}"
+    );
+    // ...and found on PATH, with its name.
+    let bin_dir = Path::new(exe).parent().expect("a directory");
+    let path = format!(
+        "{}:{}",
+        bin_dir.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let out = std::process::Command::new("multiversi")
+        .env("PATH", path)
+        .current_dir(&dir)
+        .args([
+            "match",
+            "python3",
+            "mybot.py",
+            "builtin:greedy",
+            "builtin:random",
+        ])
+        .output()
+        .expect("multiversi runs from PATH");
+    assert!(
+        stderr(&out)
+            .contains("\n  multiversi match \"python3 mybot.py\" builtin:greedy builtin:random\n"),
+        "{}",
+        stderr(&out)
     );
 }
 
