@@ -27,12 +27,12 @@ use crate::record::{FaultKind, FaultRecord, GameRecord, ScheduleRef, SeatRecord}
 use crate::referee::{play_game, GameSetup, Observer, Player};
 use crate::rules::{Position, Rules, Square};
 use serde_json::json;
-use std::collections::VecDeque;
+use std::collections::{HashSet, VecDeque};
 use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc;
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 /// One bot of a run, as the runner starts it.
@@ -167,6 +167,8 @@ struct Shared<'a> {
     answered: Vec<AtomicBool>,
     /// Per bot: its silence has been reported.
     reported: Vec<AtomicBool>,
+    /// Faults already explained in full on stderr (see `Watch::told`).
+    told: Arc<Mutex<HashSet<String>>>,
 }
 
 impl Shared<'_> {
@@ -188,6 +190,7 @@ pub fn run(run: &Run) -> Finished {
         silent: run.bots.iter().map(|_| AtomicBool::new(false)).collect(),
         answered: run.bots.iter().map(|_| AtomicBool::new(false)).collect(),
         reported: run.bots.iter().map(|_| AtomicBool::new(false)).collect(),
+        told: Arc::default(),
     };
     let total: u64 = run.deals.iter().map(|d| d.games.len() as u64).sum();
     let mut finished = Finished {
@@ -311,6 +314,7 @@ fn worker(shared: &Shared, tx: mpsc::Sender<Report>) {
         events: run.events,
         seated: Vec::new(),
         colour: Watch::colour(run.events),
+        told: Arc::clone(&shared.told),
     };
     // Bots kept from the previous deal, by their place in the run's list.
     let mut kept: Vec<(usize, Player)> = Vec::new();
@@ -588,6 +592,10 @@ pub struct Watch {
     pub seated: Vec<SeatedBot>,
     /// `--show` draws in colour (on a terminal, without `NO_COLOR`).
     pub colour: bool,
+    /// Faults explained in full so far, by bot, kind and detail, shared by the run's workers: a
+    /// bot that makes the same mistake in every game (debug output on stdout, say) gets its
+    /// hint and stderr once and a line per later game, not a screenful each time.
+    pub told: Arc<Mutex<HashSet<String>>>,
 }
 
 impl Watch {
@@ -673,10 +681,17 @@ impl Observer for Watch {
             log: seated.log.as_deref(),
             builtin: seated.builtin,
         };
-        crate::stderr_text!(
-            "{}{}",
-            clear_progress(),
-            crate::explain::fault_message(game, &bot, f)
-        );
+        let message = crate::explain::fault_message(game, &bot, f);
+        let key = format!("{}\0{:?}\0{}", seated.name, f.kind, f.detail);
+        let first_time = self.told.lock().map_or(true, |mut told| told.insert(key));
+        if first_time {
+            crate::stderr_text!("{}{message}", clear_progress());
+        } else {
+            let line = message.lines().next().unwrap_or_default();
+            crate::stderr_text!(
+                "{}{line} (the same fault as before: see the first time above)\n",
+                clear_progress()
+            );
+        }
     }
 }

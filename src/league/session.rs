@@ -81,6 +81,7 @@ pub fn report(run: &Run, finished: &Finished, what: &str) -> Result<()> {
         events: run.events,
         seated: Vec::new(),
         colour: false,
+        told: Default::default(),
     };
     let end = if what == "match" {
         "match_end"

@@ -32,11 +32,30 @@ fn debug_output_on_stdout_is_shown_with_its_likely_cause() {
     script(&dir, "chatty.py", CHATTY);
     let out = match_in(
         &dir,
-        &["python3 chatty.py", "builtin:greedy", "builtin:random"],
+        &[
+            "python3 chatty.py",
+            "builtin:greedy",
+            "builtin:random",
+            "--games",
+            "3",
+        ],
         true,
     );
     let err = stderr(&out);
     assert_eq!(out.status.code(), Some(0), "{err}");
+    // The same mistake in every game: explained in full once, then a line per game.
+    assert_eq!(
+        err.matches("disqualified at ply 0: malformed").count(),
+        3,
+        "{err}"
+    );
+    assert_eq!(err.matches("received:").count(), 1, "{err}");
+    assert_eq!(
+        err.matches("(the same fault as before: see the first time above)")
+            .count(),
+        2,
+        "{err}"
+    );
     assert!(
         err.contains("bot 'chatty' (seat 0, black) disqualified at ply 0: malformed: not JSON"),
         "{err}"
