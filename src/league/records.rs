@@ -31,6 +31,17 @@ struct Appender {
 impl RecordFile {
     /// Opens (creating) a record file for appending and counts the games it already holds.
     pub fn open(path: &Path) -> std::io::Result<RecordFile> {
+        // A device or a FIFO cannot hold games to count, resume or sync (/dev/null refuses the
+        // sync after the first game; reading a FIFO to count its games waits forever).
+        if let Ok(meta) = std::fs::metadata(path) {
+            if !meta.is_file() {
+                return Err(std::io::Error::new(
+                    std::io::ErrorKind::InvalidInput,
+                    "not a regular file: games are kept in a file (to keep none, leave the \
+                     option out)",
+                ));
+            }
+        }
         let mut file = File::options()
             .create(true)
             .append(true)

@@ -33,6 +33,48 @@ fn missing_cwd_uncreatable_log_dir_and_a_zero_clock() {
 }
 
 #[test]
+fn a_record_file_that_is_not_a_file_is_refused_before_any_game() {
+    let dir = temp_dir("exit-codes-not-a-file");
+    let fifo = dir.join("fifo");
+    let made = std::process::Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .expect("mkfifo runs");
+    assert!(made.success());
+    // /dev/null refused the sync after the first game; a FIFO hung while its games were counted.
+    for target in [std::path::Path::new("/dev/null"), fifo.as_path()] {
+        let mut child = multiversi()
+            .args([
+                "match",
+                "builtin:random",
+                "builtin:greedy",
+                "builtin:random",
+            ])
+            .arg("--record")
+            .arg(target)
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        let status =
+            wait_timeout::ChildExt::wait_timeout(&mut child, std::time::Duration::from_secs(20))
+                .unwrap();
+        if status.is_none() {
+            let _ = child.kill();
+            panic!("{}: still running after 20 s", target.display());
+        }
+        let out = child.wait_with_output().unwrap();
+        let err = stderr(&out);
+        assert_eq!(out.status.code(), Some(5), "{}: {err}", target.display());
+        assert!(err.contains("not a regular file"), "{err}");
+        assert!(
+            !err.contains("disqualified") && out.stdout.is_empty(),
+            "{err}"
+        );
+    }
+}
+
+#[test]
 fn a_record_write_that_fails_mid_match_exits_5_and_keeps_the_games_before() {
     // Once to learn the size of a first game's line, then again with files limited to one and
     // a half of it: the first game fits, the second cannot be written.
