@@ -126,7 +126,9 @@ pub struct Games {
     /// How many deals there are (`GameSummary::deal` is below this).
     pub deals: u32,
     bot_index: HashMap<String, u32>,
-    deal_index: HashMap<(String, u64), u32>,
+    /// Deals by run, deal id and seed: two leagues that share a name but not a seed have the
+    /// same run and deal ids for different deals.
+    deal_index: HashMap<(String, u64, Option<u64>), u32>,
     seen: HashMap<u64, u32>,
     /// Each game's place in its schedule, beside `games`: the run (an index into `runs`) and the
     /// game's index in it; `None` for a game played outside any schedule.
@@ -204,7 +206,7 @@ impl Games {
                 let next = self.deals;
                 *self
                     .deal_index
-                    .entry((s.run.clone(), s.deal))
+                    .entry((s.run.clone(), s.deal, record.seed))
                     .or_insert(next)
             }
             None => self.deals,
@@ -550,16 +552,20 @@ pub(crate) mod tests {
         // Another match started in the same second: the same game id, another game.
         plain.scores = vec![3, 1, 2];
         games.add(&plain).unwrap();
+        // Another league of the same name (another seed): its deal 0 is another deal.
+        let mut other = scheduled(r(), "L", 2, 0);
+        other.seed = Some(99);
+        games.add(&other).unwrap();
         let deals: Vec<u32> = games.games.iter().map(|g| g.deal).collect();
-        assert_eq!(deals, vec![0, 0, 1, 2, 3]);
-        assert_eq!(games.deals, 4);
+        assert_eq!(deals, vec![0, 0, 1, 2, 3, 4]);
+        assert_eq!(games.deals, 5);
         // The same game again (a file given twice, a shard merged twice) is not counted twice.
         assert_eq!(
             games.add(&scheduled(r(), "L", 1, 0)),
             Ok(Added::Duplicate(2))
         );
         assert_eq!(games.add(&plain), Ok(Added::Duplicate(5)));
-        assert_eq!(games.games.len(), 5);
+        assert_eq!(games.games.len(), 6);
         assert_eq!(games.names, vec!["a", "b", "c"]);
     }
 
