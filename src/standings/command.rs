@@ -120,9 +120,18 @@ pub fn from_files(
     for d in &read.damaged {
         crate::stderr_line!("multiversi: warning: {d} (line skipped)");
     }
-    for (source, first) in &read.duplicates {
+    // A file given twice repeats every game: a few lines say so, a count says the rest.
+    const SHOWN: usize = 5;
+    for (source, first) in read.duplicates.iter().take(SHOWN) {
         crate::stderr_line!(
             "multiversi: warning: {source}: the same game as game {first} (counted once)"
+        );
+    }
+    if read.duplicates.len() > SHOWN {
+        crate::stderr_line!(
+            "multiversi: warning: {} games in all were read twice and counted once (a file or \
+             shard given twice?)",
+            read.duplicates.len()
         );
     }
     for clash in read.games.name_clashes() {

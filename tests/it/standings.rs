@@ -212,6 +212,12 @@ fn standings_of_merged_matches_match_the_records() {
         err.contains(&format!("{}:1: the same game as game 1", a.display())),
         "{err}"
     );
+    // The 8 games of the file given twice: five lines, then a count, not a line for each.
+    assert_eq!(err.matches("the same game as game").count(), 5, "{err}");
+    assert!(
+        err.contains("8 games in all were read twice and counted once"),
+        "{err}"
+    );
 
     let json: Value =
         serde_json::from_str(&std::fs::read_to_string(out_dir.join("standings.json")).unwrap())
