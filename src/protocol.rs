@@ -219,9 +219,10 @@ impl TurnView<'_> {
         }
         line.extend_from_slice(b"],\"last_move_ms\":");
         match self.last_move_ms {
-            // The same shortest round-trip digits serde_json writes for an f64.
+            // serde_json's own digits for an f64, written straight into the line (writing into
+            // a Vec cannot fail; a finite f64 always serialises).
             Some(ms) if ms.is_finite() => {
-                line.extend_from_slice(serde_json::Value::from(ms).to_string().as_bytes())
+                let _ = serde_json::to_writer(&mut *line, &ms);
             }
             _ => line.extend_from_slice(b"null"),
         }

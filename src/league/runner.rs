@@ -272,14 +272,10 @@ fn check_answers(
     bots: &[usize],
     tx: &mpsc::Sender<Report>,
 ) -> bool {
-    for (seat, &bot) in bots.iter().enumerate() {
-        if record.seats.get(seat).is_some_and(|s| s.ready.is_some()) {
-            shared.answered[bot].store(true, Ordering::SeqCst);
-        }
-    }
     let mut silent_here = false;
     for (seat, &bot) in bots.iter().enumerate() {
         if record.seats.get(seat).is_some_and(|s| s.ready.is_some()) {
+            shared.answered[bot].store(true, Ordering::SeqCst);
             continue;
         }
         let Some(fault) = record.faults.iter().find(|f| f.seat == seat) else {

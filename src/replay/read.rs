@@ -50,21 +50,25 @@ pub struct Records {
     pub damaged: Vec<Damaged>,
 }
 
+/// The error for a record file that cannot be read (exit 3, naming the path): the user asked
+/// for it by name.
+pub fn cannot_read(path: &Path, e: std::io::Error) -> anyhow::Error {
+    let why = match e.kind() {
+        std::io::ErrorKind::NotFound => "no such file".to_string(),
+        _ => e.to_string(),
+    };
+    fail(
+        exit::BAD_INPUT,
+        format!("cannot read record file {}: {why}", path.display()),
+    )
+}
+
 /// Reads every file. A file that is missing or unreadable is an error (exit 3, naming the path)
 /// before anything is shown, because the user asked for it by name; damaged lines are collected.
 pub fn read_files(paths: &[PathBuf]) -> Result<Records> {
     let mut records = Records::default();
     for path in paths {
-        let bytes = std::fs::read(path).map_err(|e| {
-            let why = match e.kind() {
-                std::io::ErrorKind::NotFound => "no such file".to_string(),
-                _ => e.to_string(),
-            };
-            fail(
-                exit::BAD_INPUT,
-                format!("cannot read record file {}: {why}", path.display()),
-            )
-        })?;
+        let bytes = std::fs::read(path).map_err(|e| cannot_read(path, e))?;
         read_lines(path, &bytes, &mut records);
     }
     Ok(records)

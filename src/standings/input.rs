@@ -8,7 +8,7 @@
 use super::games::{Added, Games};
 use crate::exit::{self, fail};
 use crate::replay::html::Streaming;
-use crate::replay::read::{read_line, Damaged, Source};
+use crate::replay::read::{cannot_read, read_line, Damaged, Source};
 use anyhow::Result;
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
@@ -32,16 +32,7 @@ pub fn read_files<W: Write>(
 ) -> Result<Read> {
     let mut read = Read::default();
     for path in paths {
-        let cannot = |e: std::io::Error| {
-            let why = match e.kind() {
-                std::io::ErrorKind::NotFound => "no such file".to_string(),
-                _ => e.to_string(),
-            };
-            fail(
-                exit::BAD_INPUT,
-                format!("cannot read record file {}: {why}", path.display()),
-            )
-        };
+        let cannot = |e: std::io::Error| cannot_read(path, e);
         let mut file = BufReader::new(std::fs::File::open(path).map_err(cannot)?);
         let mut line = Vec::new();
         for number in 1.. {

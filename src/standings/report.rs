@@ -170,7 +170,7 @@ pub fn terminal(s: &Standings, full: bool) -> String {
             t.seat,
             t.games,
             t.wins,
-            100.0 * t.wins as f64 / t.games.max(1) as f64,
+            t.win_percent(),
             t.draws,
             t.points,
             t.mean_place()

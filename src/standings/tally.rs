@@ -98,6 +98,11 @@ impl SeatTally {
     pub fn mean_place(&self) -> f64 {
         self.place_sum / self.games.max(1) as f64
     }
+
+    /// Wins in percent of the games from this seat: the seat bias, against a fair 100/k.
+    pub fn win_percent(&self) -> f64 {
+        100.0 * self.wins as f64 / self.games.max(1) as f64
+    }
 }
 
 /// Per game size and seat, the seats' results; only sizes that were played.

@@ -293,7 +293,7 @@ fn seats(h: &mut String, s: &Standings) {
             t.seat,
             t.games,
             t.wins,
-            100.0 * t.wins as f64 / t.games.max(1) as f64,
+            t.win_percent(),
             t.draws,
             t.points,
             t.mean_place()
