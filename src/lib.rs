@@ -5,6 +5,7 @@ pub mod checkbot;
 pub mod cli;
 pub mod exit;
 pub mod explain;
+pub mod interpreters;
 pub mod league;
 pub mod limits;
 pub mod matches;

@@ -1,0 +1,322 @@
+//! A fault put into words. A fault record says exactly what happened, for programs; this turns
+//! it into what a person needs on the terminal: which bot, what it sent, the likely cause of the
+//! common mistakes, and the end of its stderr. `match`, `league` and `check-bot` all explain
+//! faults with it, so a bot author reads the same hint wherever the bot failed.
+
+use crate::record::{FaultKind, FaultRecord};
+use crate::rules::Colour;
+use crate::text::visible;
+use std::path::Path;
+
+/// How much of what a bot sent is shown on the terminal (the record keeps more).
+const SHOWN_TEXT_CHARS: usize = 120;
+/// Lines of stderr shown after a crash when there is no short traceback to show whole.
+const STDERR_LINES: usize = 8;
+/// A Python traceback up to this many lines is shown whole.
+const TRACEBACK_LINES: usize = 40;
+/// Longest stderr line shown; longer ones are cut.
+const STDERR_LINE_CHARS: usize = 200;
+
+/// The kind as the record spells it (`malformed`), which is also what `--events` and
+/// `protocol/PROTOCOL.md` call it.
+pub fn kind_name(kind: FaultKind) -> &'static str {
+    match kind {
+        FaultKind::Timeout => "timeout",
+        FaultKind::Crash => "crash",
+        FaultKind::Malformed => "malformed",
+        FaultKind::Illegal => "illegal",
+    }
+}
+
+/// Who faulted, and where its whole stderr is kept.
+pub struct FaultedBot<'a> {
+    /// The bot's name in the match (as in the results table).
+    pub name: &'a str,
+    /// The log file with its whole stderr, when the match keeps logs (`--log-dir`).
+    pub log: Option<&'a Path>,
+    /// A built-in bot: its faults are not a bot author's mistakes.
+    pub builtin: bool,
+}
+
+/// The message printed on stderr when a bot is disqualified: a first line that names the game,
+/// the bot, its seat, the ply and the fault kind with the record's detail, then indented lines
+/// with what was received, a hint at the likely cause, the end of the bot's stderr and where the
+/// whole of it is. Every piece of bot-controlled text is made visible (no escape sequence reaches
+/// the terminal). Ends with a newline.
+pub fn fault_message(game: &str, bot: &FaultedBot, fault: &FaultRecord) -> String {
+    let mut out = format!(
+        "multiversi: game {game}: bot '{}' (seat {}, {}) disqualified at ply {}: {}: {}\n",
+        visible(bot.name),
+        fault.seat,
+        Colour::of_seat(fault.seat),
+        fault.ply,
+        kind_name(fault.kind),
+        visible(&fault.detail)
+    );
+    if let Some(text) = &fault.text {
+        out += &format!("  received: {}\n", shown(text));
+    }
+    if let Some(hint) = builtin_hint(bot, fault).or_else(|| hint(fault)) {
+        out += &format!("  hint: {hint}\n");
+    }
+    let lines = stderr_excerpt(&fault.stderr_tail);
+    if !lines.is_empty() {
+        out += "  its stderr ended with:\n";
+        for line in &lines {
+            out += &format!("  | {line}\n");
+        }
+    }
+    match (bot.log, lines.is_empty()) {
+        (Some(log), _) => out += &format!("  its whole stderr: {}\n", log.display()),
+        (None, false) => {
+            out += "  (to keep a bot's whole stderr, run the match with --log-dir DIR)\n"
+        }
+        (None, true) => {}
+    }
+    out
+}
+
+/// Text a bot sent, as shown: cut to a line's worth, control characters made visible.
+fn shown(text: &str) -> String {
+    let cut = crate::protocol::truncate(text, SHOWN_TEXT_CHARS);
+    let quoted = visible(&cut).into_owned();
+    if quoted.is_empty() {
+        "an empty line".into()
+    } else {
+        quoted
+    }
+}
+
+/// The likely cause of a fault, for the mistakes every bot author makes once.
+pub fn hint(fault: &FaultRecord) -> Option<String> {
+    let detail = fault.detail.as_str();
+    let text = fault.text.as_deref().unwrap_or("");
+    let hint = match fault.kind {
+        FaultKind::Malformed if detail.starts_with("not JSON") || detail.starts_with("not UTF-8") => {
+            "stdout is the protocol channel and every line there must be one JSON message: is the \
+             bot printing debug output to stdout? Use stderr (Python: print(..., file=sys.stderr); \
+             JavaScript: console.error)."
+        }
+        FaultKind::Malformed if detail == "sent a line when no reply was due" => {
+            if text.trim_start().starts_with('{') {
+                "the bot sent a message nobody asked for (two answers to one message?): answer \
+                 each start with one ready and each turn with one move, and nothing for end."
+            } else {
+                "is the bot printing debug output to stdout? Use stderr: stdout carries only the \
+                 protocol's messages."
+            }
+        }
+        FaultKind::Malformed if detail.starts_with("a line longer than") => {
+            "one protocol message per line: is the bot writing without newlines, or dumping data \
+             to stdout?"
+        }
+        FaultKind::Malformed
+            if detail.starts_with("wrong shape")
+                || detail.starts_with("not a JSON object")
+                || detail.starts_with("no 'type' field")
+                || detail.starts_with("unknown message type") =>
+        {
+            "each answer is one JSON object on one line, such as {\"type\":\"ready\",\"name\":\"mybot\"} \
+             after start and {\"type\":\"move\",\"square\":\"d3\"} on a turn (protocol/PROTOCOL.md)."
+        }
+        FaultKind::Malformed if detail.starts_with("expected a ready message") => {
+            "the first message of every game is start, answered by {\"type\":\"ready\"}; a move \
+             is due only after a turn."
+        }
+        FaultKind::Malformed if detail.starts_with("expected a move message") => {
+            "a turn is answered with {\"type\":\"move\",\"square\":\"d3\"}; ready only answers start."
+        }
+        FaultKind::Malformed => {
+            "see protocol/PROTOCOL.md for the exact form of each answer (a square is a letter and a \
+             number, such as d3)."
+        }
+        FaultKind::Timeout if detail.starts_with("no ready") => {
+            "does the bot flush stdout after each line? Python buffers stdout when it is a pipe: \
+             print(..., flush=True), or run it with python3 -u. (Or it is still loading: give it \
+             more time with --startup-ms.)"
+        }
+        FaultKind::Timeout if detail.starts_with("no move") => {
+            "the bot did not answer in time: does it flush stdout after each move (Python: \
+             print(..., flush=True))? Does it keep within the turn's time_ms? --move-ms gives \
+             more time."
+        }
+        FaultKind::Timeout => {
+            "the answer came too late: keep a margin below the turn's time_ms for the answer to \
+             reach the referee, or give more time with --move-ms."
+        }
+        FaultKind::Illegal => {
+            "every turn lists the legal moves in its legal field: play one of those."
+        }
+        FaultKind::Crash if detail.starts_with("could not be started") => {
+            "check the bot's command: the program must exist and be executable."
+        }
+        FaultKind::Crash if fault.ply == 0 && fault.stderr_tail.trim().is_empty() => {
+            "the bot ended before the game began, without a word on stderr: does it read its \
+             input line by line until stdin closes, instead of exiting?"
+        }
+        FaultKind::Crash if fault.stderr_tail.trim().is_empty() => {
+            "the bot ended without a word on stderr: it must keep reading stdin until stdin \
+             closes, and answer every turn."
+        }
+        FaultKind::Crash => return None,
+    };
+    Some(hint.to_string())
+}
+
+/// A built-in bot searches for a share of its time and answers well inside it on an idle
+/// machine; when it is late, the machine is the cause, not a bug to look for in the bot.
+fn builtin_hint(bot: &FaultedBot, fault: &FaultRecord) -> Option<String> {
+    (bot.builtin && fault.kind == FaultKind::Timeout).then(|| {
+        "a built-in bot answers well inside its time on an idle machine: the machine is busy \
+         (other work, or more games at once than it has cores: --concurrency). Give more time \
+         with --move-ms."
+            .to_string()
+    })
+}
+
+/// The lines of a bot's stderr worth showing after a fault: a short Python traceback whole (its
+/// cause is at the bottom, its place at the top), otherwise the last few lines. Each line is
+/// made visible and cut to a reasonable length; blank lines at the end are dropped.
+pub fn stderr_excerpt(tail: &str) -> Vec<String> {
+    let lines: Vec<&str> = tail.trim_end().lines().collect();
+    if lines.iter().all(|l| l.trim().is_empty()) {
+        return Vec::new();
+    }
+    let traceback = lines
+        .iter()
+        .rposition(|l| l.starts_with("Traceback (most recent call last)"))
+        .filter(|&start| lines.len() - start <= TRACEBACK_LINES);
+    let from = traceback.unwrap_or(lines.len().saturating_sub(STDERR_LINES));
+    lines[from..]
+        .iter()
+        .map(|l| visible(&crate::protocol::truncate(l, STDERR_LINE_CHARS)).into_owned())
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn fault(kind: FaultKind, detail: &str, text: Option<&str>, stderr: &str) -> FaultRecord {
+        FaultRecord {
+            seat: 1,
+            kind,
+            ply: 0,
+            detail: detail.into(),
+            text: text.map(str::to_string),
+            stderr_tail: stderr.into(),
+        }
+    }
+
+    fn bot(name: &str) -> FaultedBot<'_> {
+        FaultedBot {
+            name,
+            log: None,
+            builtin: false,
+        }
+    }
+
+    #[test]
+    fn debug_output_on_stdout_is_shown_with_a_hint() {
+        let f = fault(
+            FaultKind::Malformed,
+            "not JSON: expected value at line 1 column 1",
+            Some("got start, I am seat 0"),
+            "",
+        );
+        let text = fault_message("g1", &bot("mybot"), &f);
+        assert_eq!(
+            text.lines().next().unwrap(),
+            "multiversi: game g1: bot 'mybot' (seat 1, white) disqualified at ply 0: malformed: \
+             not JSON: expected value at line 1 column 1"
+        );
+        assert!(
+            text.contains("\n  received: got start, I am seat 0\n"),
+            "{text}"
+        );
+        assert!(
+            text.contains("printing debug output to stdout? Use stderr"),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn received_text_is_cut_and_made_visible() {
+        let long = format!("\x1b[2J{}", "x".repeat(500));
+        let f = fault(FaultKind::Malformed, "not JSON: x", Some(&long), "");
+        let text = fault_message("g", &bot("evil\x1b]0;"), &f);
+        assert!(!text.contains('\x1b'), "{text:?}");
+        assert!(text.contains("bot 'evil\\u{1b}]0;'"));
+        let received = text.lines().find(|l| l.contains("received:")).unwrap();
+        assert!(received.contains("\\u{1b}[2J") && received.ends_with('…'));
+        assert!(received.len() < 160);
+    }
+
+    #[test]
+    fn a_late_built_in_bot_blames_the_machine_not_flushing() {
+        let f = fault(FaultKind::Timeout, "no move within 200 ms", None, "");
+        let builtin = FaultedBot {
+            name: "brs+",
+            log: None,
+            builtin: true,
+        };
+        let text = fault_message("g", &builtin, &f);
+        assert!(text.contains("the machine is busy"), "{text}");
+        assert!(!text.contains("flush"), "{text}");
+        // A bot author's bot is still asked about flushing.
+        let text = fault_message("g", &bot("mybot"), &f);
+        assert!(text.contains("flush stdout"), "{text}");
+        // Other faults of a built-in bot (a crash: killed by a memory limit) keep their hints.
+        let crash = fault(FaultKind::Crash, "exited (killed by signal 9)", None, "");
+        assert!(!fault_message("g", &builtin, &crash).contains("machine is busy"));
+    }
+
+    #[test]
+    fn a_missing_ready_asks_about_flushing() {
+        let f = fault(FaultKind::Timeout, "no ready within 10000 ms", None, "");
+        let text = fault_message("g", &bot("slow"), &f);
+        assert!(text.contains(": timeout: no ready within 10000 ms"));
+        assert!(text.contains("does the bot flush stdout after each line?"));
+        assert!(!text.contains("received:"));
+    }
+
+    #[test]
+    fn a_crash_shows_a_whole_short_traceback_and_the_log() {
+        let stderr = "starting\nthinking\nTraceback (most recent call last):\n  File \"bot.py\", \
+                      line 9, in <module>\n    main()\n  File \"bot.py\", line 5, in main\n    \
+                      x = 1 / 0\nZeroDivisionError: division by zero\n";
+        let f = fault(FaultKind::Crash, "exited (exit code 1)", None, stderr);
+        let log = std::path::PathBuf::from("logs/bot2-mybot.log");
+        let text = fault_message(
+            "g",
+            &FaultedBot {
+                name: "mybot",
+                log: Some(&log),
+                builtin: false,
+            },
+            &f,
+        );
+        assert!(text.contains(": crash: exited (exit code 1)"));
+        assert!(
+            text.contains("  | Traceback (most recent call last):\n"),
+            "{text}"
+        );
+        assert!(text.contains("  | ZeroDivisionError: division by zero\n"));
+        assert!(!text.contains("thinking"), "only the traceback: {text}");
+        assert!(
+            text.ends_with("  its whole stderr: logs/bot2-mybot.log\n"),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn a_crash_without_a_traceback_shows_the_last_lines() {
+        let stderr: String = (1..=20).map(|i| format!("line {i}\n")).collect();
+        let f = fault(FaultKind::Crash, "exited (signal 11)", None, &stderr);
+        let lines = stderr_excerpt(&f.stderr_tail);
+        assert_eq!(lines.first().unwrap(), "line 13");
+        assert_eq!(lines.last().unwrap(), "line 20");
+        let text = fault_message("g", &bot("c"), &f);
+        assert!(text.contains("run the match with --log-dir DIR"));
+    }
+}
