@@ -15,7 +15,6 @@ mod limits;
 mod matches;
 mod messages;
 mod properties;
-mod records;
 mod reference;
 mod replay;
 mod replay_browser;
