@@ -173,12 +173,13 @@ fn kind_text(kind: MoveKind) -> &'static str {
     }
 }
 
+/// A fault kind as a reader of the replay takes it: the record's word, with what it is about where
+/// the word alone is terse.
 fn fault_kind_text(kind: FaultKind) -> &'static str {
     match kind {
-        FaultKind::Timeout => "timeout",
-        FaultKind::Crash => "crash",
         FaultKind::Malformed => "malformed message",
         FaultKind::Illegal => "illegal move",
+        FaultKind::Timeout | FaultKind::Crash => kind.as_str(),
     }
 }
 
