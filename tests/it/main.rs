@@ -16,7 +16,6 @@ mod limits;
 mod matches;
 mod messages;
 mod properties;
-mod records;
 mod reference;
 mod replay;
 mod replay_browser;
