@@ -147,7 +147,7 @@ pub fn play_game(
         format: FORMAT.into(),
         version: VERSION,
         game: setup.game.clone(),
-        started: rfc3339(started_wall),
+        started: crate::record::rfc3339(started_wall),
         duration_ms: started.elapsed().as_millis() as u64,
         rules: setup.rules.clone(),
         seed: setup.seed,
@@ -583,58 +583,5 @@ impl Game<'_> {
         };
         self.observer.faulted(&self.setup.game, &fault, noticed_ms);
         self.faults.push(fault);
-    }
-}
-
-/// A UTC time as RFC 3339 with seconds (`2026-11-29T11:30:00Z`), without a date library.
-pub fn rfc3339(t: std::time::SystemTime) -> String {
-    let secs = t
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_secs());
-    let (y, m, d) = civil_from_days((secs / 86400) as i64);
-    let s = secs % 86400;
-    format!(
-        "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}Z",
-        s / 3600,
-        s / 60 % 60,
-        s % 60
-    )
-}
-
-/// Year, month, day from days since 1970-01-01 (H. Hinnant's well-known algorithm).
-pub fn civil_from_days(z: i64) -> (i64, u32, u32) {
-    let z = z + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36524 - doe / 146_096) / 365;
-    let y = yoe + era * 400;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = (doy - (153 * mp + 2) / 5 + 1) as u32;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
-    (if m <= 2 { y + 1 } else { y }, m, d)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn ranking_puts_the_disqualified_last() {
-        assert_eq!(
-            crate::rules::ranking(&[10, 20, 20, 5], false, &[true; 4]),
-            vec![vec![1, 2], vec![0], vec![3]]
-        );
-        assert_eq!(
-            crate::rules::ranking(&[10, 20, 20, 5], true, &[true, false, true, true]),
-            vec![vec![3], vec![0], vec![2], vec![1]]
-        );
-    }
-
-    #[test]
-    fn dates() {
-        assert_eq!(civil_from_days(0), (1970, 1, 1));
-        let t = std::time::UNIX_EPOCH + Duration::from_secs(1_795_951_800);
-        assert_eq!(rfc3339(t), "2026-11-29T11:30:00Z");
     }
 }

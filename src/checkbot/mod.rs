@@ -22,7 +22,7 @@ use crate::process::{
 };
 use crate::protocol::{fault_text, PlayerInfo, TimeControl, ToBot, TurnView};
 use crate::record::{FaultKind, FaultRecord, GameRecord};
-use crate::referee::{play_game, GameSetup, Observer};
+use crate::referee::{play_game, GameSetup, Interrupted, Observer};
 use crate::rng::Rng;
 use crate::rules::{BoardKind, Colour, MoveKind, Outcome, Position, Rules, Seat, Setup, Square};
 use crate::run::lineup;
@@ -76,9 +76,6 @@ const AFTER_END: Duration = Duration::from_millis(30);
 const LATE_WAIT_CAP: Duration = Duration::from_millis(2000);
 /// How much of the bot's stderr a failed check shows.
 const STDERR_SHOWN: usize = 800;
-
-/// The run was interrupted by a signal.
-struct Interrupted;
 
 /// What came back for one message, judged by the connection exactly as in a match.
 enum Heard {
@@ -637,8 +634,7 @@ impl Checker {
             &mut self.players,
             &order,
             &mut Quiet,
-        )
-        .map_err(|_| Interrupted)?;
+        )?;
         self.note_process();
         let after = self.bot().pid();
         if before.is_some() && after.is_some() && before != after {

@@ -120,7 +120,7 @@ pub fn set_logs(bots: &mut [BotSpec], dir: &Path, protocol: bool) -> anyhow::Res
 /// A game id no other run shares: the run's start time (UTC, to the second), a random tag that
 /// tells apart runs started in the same second, and the game's number.
 pub fn run_stamp() -> String {
-    let stamp = crate::referee::rfc3339(std::time::SystemTime::now())
+    let stamp = crate::record::rfc3339(std::time::SystemTime::now())
         .replace(['-', ':'], "")
         .replace('T', "-")
         .trim_end_matches('Z')

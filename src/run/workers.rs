@@ -58,7 +58,7 @@ pub struct Summary {
 }
 
 /// What a worker tells the main thread.
-enum Report {
+enum Message {
     Event(Event),
     /// A bot never answered `start` in its first game.
     Silent(SilentBot),
@@ -103,7 +103,7 @@ pub fn run(run: &Run, sinks: &mut [&mut dyn Sink]) -> Summary {
         moves: sinks.iter().any(|s| s.interest().moves),
     };
     let mut summary = Summary::default();
-    let (tx, rx) = mpsc::channel::<Report>();
+    let (tx, rx) = mpsc::channel::<Message>();
     std::thread::scope(|scope| {
         for w in 0..run.concurrency.max(1) {
             let tx = tx.clone();
@@ -118,7 +118,7 @@ pub fn run(run: &Run, sinks: &mut [&mut dyn Sink]) -> Summary {
         drop(tx);
         loop {
             match rx.recv_timeout(Duration::from_millis(250)) {
-                Ok(Report::Event(event)) => {
+                Ok(Message::Event(event)) => {
                     match &event {
                         Event::GameEnded { recorded: true, .. } => summary.games += 1,
                         Event::GameEnded {
@@ -134,8 +134,8 @@ pub fn run(run: &Run, sinks: &mut [&mut dyn Sink]) -> Summary {
                         }
                     }
                 }
-                Ok(Report::Silent(silent)) => summary.silent.push(silent),
-                Ok(Report::WriteFailed(message)) => {
+                Ok(Message::Silent(silent)) => summary.silent.push(silent),
+                Ok(Message::WriteFailed(message)) => {
                     shared.stop.store(true, Ordering::SeqCst);
                     summary.write_error.get_or_insert(message);
                 }
@@ -162,7 +162,7 @@ fn check_answers(
     shared: &Shared,
     record: &GameRecord,
     bots: &[usize],
-    tx: &mpsc::Sender<Report>,
+    tx: &mpsc::Sender<Message>,
 ) -> bool {
     let mut silent_here = false;
     for (seat, &bot) in bots.iter().enumerate() {
@@ -185,7 +185,7 @@ fn check_answers(
             SilentBots::PlayOn => {}
         }
         if !shared.reported[bot].swap(true, Ordering::SeqCst) {
-            let _ = tx.send(Report::Silent(SilentBot {
+            let _ = tx.send(Message::Silent(SilentBot {
                 bot,
                 fault: fault.clone(),
             }));
@@ -196,7 +196,7 @@ fn check_answers(
 
 /// Turns what the referee reports of a game into events for the main thread.
 struct Relay {
-    tx: mpsc::Sender<Report>,
+    tx: mpsc::Sender<Message>,
     /// Per seat of the game being played, the bot, for fault messages.
     seated: Vec<SeatedBot>,
     /// Whether to send the move-by-move events (some sink wants them).
@@ -205,7 +205,7 @@ struct Relay {
 
 impl Relay {
     fn send(&self, event: Event) {
-        let _ = self.tx.send(Report::Event(event));
+        let _ = self.tx.send(Message::Event(event));
     }
 }
 
@@ -243,7 +243,7 @@ impl Observer for Relay {
 }
 
 /// One worker: takes deals until none is left or the run stops.
-fn worker(shared: &Shared, tx: mpsc::Sender<Report>) {
+fn worker(shared: &Shared, tx: mpsc::Sender<Message>) {
     let run = shared.run;
     let mut relay = Relay {
         tx: tx.clone(),
@@ -251,7 +251,7 @@ fn worker(shared: &Shared, tx: mpsc::Sender<Report>) {
         moves: shared.moves,
     };
     let skipped = |n: usize| {
-        let _ = tx.send(Report::Event(Event::Skipped(n as u64)));
+        let _ = tx.send(Message::Event(Event::Skipped(n as u64)));
     };
     // Bots kept from the previous deal, by their place in the run's list.
     let mut kept: Vec<(usize, Connection)> = Vec::new();
@@ -318,7 +318,7 @@ fn worker(shared: &Shared, tx: mpsc::Sender<Report>) {
                 !check_answers(shared, &record, &bots, &tx) || run.silent == SilentBots::PlayOn;
             if let Some(file) = run.record.as_ref().filter(|_| recorded) {
                 if let Err(e) = file.append(&record) {
-                    let _ = tx.send(Report::WriteFailed(format!(
+                    let _ = tx.send(Message::WriteFailed(format!(
                         "{}: cannot write game {}: {e}",
                         file.path().display(),
                         record.game
