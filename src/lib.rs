@@ -3,6 +3,7 @@
 pub mod bots;
 pub mod checkbot;
 pub mod cli;
+pub mod connection;
 pub mod exit;
 pub mod explain;
 pub mod interpreters;
@@ -17,7 +18,9 @@ pub mod protocol;
 pub mod record;
 pub mod referee;
 pub mod replay;
+pub mod reporters;
 pub mod rng;
 pub mod rules;
+pub mod run;
 pub mod standings;
 pub mod text;

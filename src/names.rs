@@ -163,7 +163,7 @@ pub fn assign(
 /// `assign` for the bots of a run: their names so far (from `builtin:NAME` or the command) made
 /// distinct, `given[i]` taking precedence for bot i.
 pub fn assign_to(
-    bots: &[crate::league::runner::BotSpec],
+    bots: &[crate::connection::BotSpec],
     given: &[Option<String>],
 ) -> Result<Vec<String>, String> {
     let automatic: Vec<String> = bots.iter().map(|b| b.name.clone()).collect();
