@@ -17,5 +17,6 @@ pub mod referee;
 pub mod replay;
 pub mod rng;
 pub mod rules;
+pub mod sprt;
 pub mod standings;
 pub mod text;
