@@ -2,8 +2,7 @@
 //! each kind of broken bot (`tests/bots/broken.py`) fails the check that names its mistake, and
 //! the run exits with 1.
 
-use crate::starter_bots::bot;
-use crate::support::{multiversi, stderr, temp_dir};
+use crate::support::{bot, multiversi, stderr, temp_dir};
 use serde_json::Value;
 use std::path::Path;
 use std::process::Output;

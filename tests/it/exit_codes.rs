@@ -1,8 +1,6 @@
 //! The exit codes README "Exit codes" documents for `match`, for the failures that need more
 //! than a wrong word on the command line: each loses nothing already written and leaves no bot.
 
-use crate::faults::assert_no_process_left;
-use crate::matches::check_record;
 use crate::support::*;
 use std::os::unix::process::CommandExt;
 

@@ -3,8 +3,6 @@
 //! before it), `\r\n` endings and the 16384-byte line limit, each with a probe bot
 //! (`tests/bots/probe.py`) in seat 0 of a 4-player game.
 
-use crate::faults::{assert_no_process_left, check_disqualified};
-use crate::matches::check_record;
 use crate::support::*;
 use multiversi::record::{FaultKind, GameRecord};
 use serde_json::Value;

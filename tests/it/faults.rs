@@ -1,46 +1,9 @@
 //! Scripted misbehaving bots (`tests/bots/bad.py`): every fault kind ends in the right record,
 //! the game completes for the others, and no process remains afterwards (checked in /proc).
 
-use crate::matches::check_record;
 use crate::support::*;
 use multiversi::record::{FaultKind, GameRecord};
 use std::path::Path;
-use std::time::{Duration, Instant};
-
-/// The command line of the scripted bot.
-fn bad_bot(pids: &Path, mode: &str, turn: u32, arg: &str) -> String {
-    format!(
-        "python3 {} {} {mode} {turn} {arg}",
-        test_bot("bad.py"),
-        quote(pids)
-    )
-}
-
-/// Whether a process is gone (or a zombie that can do nothing more while it waits for a reaper).
-fn gone(pid: u32) -> bool {
-    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
-        Err(_) => true,
-        Ok(stat) => stat
-            .rsplit(')')
-            .next()
-            .is_some_and(|rest| rest.trim_start().starts_with('Z')),
-    }
-}
-
-/// Checks that every process a scripted bot wrote down is gone, allowing a moment for the
-/// kernel to finish killing them.
-pub fn assert_no_process_left(pids: &Path) {
-    let text = std::fs::read_to_string(pids).unwrap_or_default();
-    let pids: Vec<u32> = text.lines().filter_map(|l| l.trim().parse().ok()).collect();
-    assert!(!pids.is_empty(), "the scripted bots wrote no pids");
-    let until = Instant::now() + Duration::from_secs(3);
-    for pid in pids {
-        while !gone(pid) {
-            assert!(Instant::now() < until, "process {pid} is still running");
-            std::thread::sleep(Duration::from_millis(10));
-        }
-    }
-}
 
 /// Plays one 4-player game with the scripted bot in seat 0 and three built-in bots.
 fn one_game(name: &str, mode: &str, turn: u32, startup_ms: &str) -> (GameRecord, String) {
@@ -78,22 +41,6 @@ fn game_with(dir: &Path, bot: &str, startup_ms: &str) -> (GameRecord, String) {
     let mut records = read_records(&record);
     assert_eq!(records.len(), 1);
     (records.remove(0), stderr(&out))
-}
-
-/// The game went on without seat 0 from the fault on, and seat 0 ranks last.
-pub fn check_disqualified(r: &GameRecord, ply: u32) {
-    check_record(r);
-    assert_eq!(r.faults.len(), 1, "{:?}", r.faults);
-    assert_eq!(r.faults[0].seat, 0);
-    assert_eq!(r.faults[0].ply, ply);
-    assert!(r.moves.iter().all(|m| m.seat != 0 || m.ply < ply));
-    assert!(r.moves.iter().any(|m| m.ply > ply), "the game went on");
-    assert!(
-        !r.final_rows.iter().any(|row| row.contains('.')),
-        "the board was filled"
-    );
-    assert_eq!(r.ranking.last(), Some(&vec![0]));
-    assert_ne!(r.result, multiversi::rules::Outcome::Win { winner: 0 });
 }
 
 #[test]

@@ -1,6 +1,7 @@
 //! A bot author's first hour: the messages a person sees when a bot or a command line goes wrong
 //! in the usual ways, checked as they appear on the terminal.
 
+use crate::support::samples;
 use crate::support::*;
 use std::path::Path;
 use std::process::Output;
@@ -330,13 +331,13 @@ fn two_bots_given_one_name_is_an_error() {
 /// Sample games written to a record file in a fresh directory.
 fn sample_file(name: &str, games: &[multiversi::record::GameRecord]) -> std::path::PathBuf {
     let path = temp_dir(name).join("games.jsonl");
-    crate::records::write(&path, games);
+    samples::write(&path, games);
     path
 }
 
 #[test]
 fn replay_into_a_closed_pipe_stops_quietly() {
-    let path = sample_file("first-hour-pipe", &crate::records::sample_games());
+    let path = sample_file("first-hour-pipe", &samples::sample_games());
     let mut child = multiversi()
         .arg("replay")
         .arg(&path)
@@ -353,7 +354,7 @@ fn replay_into_a_closed_pipe_stops_quietly() {
 
 #[test]
 fn replay_keeps_the_time_column_aligned_with_many_flips() {
-    let mut games = crate::records::sample_games();
+    let mut games = samples::sample_games();
     let squares: Vec<multiversi::rules::Square> =
         ["a1", "b1", "c1", "d1", "e1", "f1", "g1", "h1", "a2"]
             .iter()
@@ -378,7 +379,7 @@ fn replay_keeps_the_time_column_aligned_with_many_flips() {
 
 #[test]
 fn replay_says_when_a_game_id_is_ambiguous() {
-    let games = crate::records::sample_games();
+    let games = samples::sample_games();
     let path = sample_file(
         "first-hour-ambiguous",
         &[games[0].clone(), games[1].clone(), games[0].clone()],
@@ -446,7 +447,7 @@ fn the_hand_typed_messages_of_the_starter_readme_are_accepted() {
 /// `match --show` with its stdout on a pseudo-terminal: what the terminal received.
 fn show_on_a_terminal(no_color: bool) -> String {
     use std::io::Read;
-    let (mut master, slave) = crate::replay_tty::open_pty(60);
+    let (mut master, slave) = open_pty(60);
     let mut command = multiversi();
     command
         .args([

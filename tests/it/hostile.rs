@@ -2,22 +2,11 @@
 //! that die between their turns, floods on stdout and stderr, lines at the cap, squares that
 //! name nothing. Each test pins down one defect found by such bots.
 
-use crate::faults::assert_no_process_left;
-use crate::matches::check_record;
 use crate::support::*;
 use multiversi::record::{FaultKind, GameRecord};
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
 use std::time::{Duration, Instant};
-
-/// The command line of the scripted bot.
-fn bad_bot(pids: &Path, mode: &str, turn: u32, arg: &str) -> String {
-    format!(
-        "python3 {}/tests/bots/bad.py {} {mode} {turn} {arg}",
-        env!("CARGO_MANIFEST_DIR"),
-        pids.display()
-    )
-}
 
 /// Runs a match of `bots` with `extra` options, checks that it succeeded and left no scripted
 /// process behind, and returns its records.

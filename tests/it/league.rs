@@ -1,7 +1,9 @@
 //! The runner shared by `match` and `league`: games in parallel, records that never interleave
 //! or repeat, seatings, bots that never answer, resumable leagues.
 
-use crate::support::{read_records, run, stderr, stdout, table_row, temp_dir};
+use crate::support::{
+    check_record, multiversi, quote, read_records, run, stderr, stdout, table_row, temp_dir,
+};
 use std::collections::HashSet;
 
 fn random_match(record: &std::path::Path, games: &str, extra: &[&str]) -> std::process::Output {
@@ -52,7 +54,7 @@ fn a_match_on_two_workers_plays_every_seating_once() {
         .collect();
     assert_eq!(orders.len(), 24);
     for r in &records {
-        crate::matches::check_record(r);
+        check_record(r);
     }
     // The table counts every game of every bot.
     let table = stdout(&out);
@@ -94,7 +96,7 @@ fn matches_started_together_never_share_game_ids() {
     let record = dir.join("games.jsonl");
     let children: Vec<_> = (0..3)
         .map(|_| {
-            crate::support::multiversi()
+            multiversi()
                 .args([
                     "match",
                     "--players",
@@ -159,10 +161,7 @@ fn a_bot_that_never_answers_start_stops_a_match_and_records_nothing_unless_told_
         v.extend(extra.iter().map(|s| s.to_string()));
         v
     };
-    let out = crate::support::multiversi()
-        .args(args(&[]))
-        .output()
-        .unwrap();
+    let out = multiversi().args(args(&[])).output().unwrap();
     assert_eq!(out.status.code(), Some(4), "{}", stderr(&out));
     let err = stderr(&out);
     assert!(err.contains("never answered start"), "{err}");
@@ -185,10 +184,7 @@ fn a_bot_that_never_answers_start_stops_a_match_and_records_nothing_unless_told_
         stdout(&out)
     );
 
-    let out = crate::support::multiversi()
-        .args(args(&["--keep-going"]))
-        .output()
-        .unwrap();
+    let out = multiversi().args(args(&["--keep-going"])).output().unwrap();
     assert!(out.status.success(), "{}", stderr(&out));
     assert_eq!(games_and_damaged(&record), (22, 1));
     assert!(
@@ -214,11 +210,7 @@ fn a_bot_that_answered_start_once_and_then_fails_to_start_has_ordinary_faults() 
         ),
     )
     .unwrap();
-    let bot = format!(
-        "sh {} {}",
-        crate::support::quote(&script),
-        crate::support::quote(&dir.join("started"))
-    );
+    let bot = format!("sh {} {}", quote(&script), quote(&dir.join("started")));
     let out = run(&[
         "match",
         &bot,
@@ -307,7 +299,7 @@ fn a_league_plays_every_deal_in_every_seating_and_resumes_with_nothing_to_do() {
     let mut by_deal: std::collections::HashMap<u64, Vec<&multiversi::record::GameRecord>> =
         Default::default();
     for r in &records {
-        crate::matches::check_record(r);
+        check_record(r);
         assert_eq!(r.opening, 3);
         assert_eq!(r.rules.blocked.len(), 2);
         assert!(r.moves[..3].iter().all(|m| m.ms == 0.0));
@@ -430,7 +422,7 @@ fn a_league_killed_at_random_moments_never_loses_a_finished_game_nor_records_one
     let mut kills = 0;
     for attempt in 0..40 {
         let (before, _) = league_games(&out);
-        let mut child = crate::support::multiversi()
+        let mut child = multiversi()
             .args([
                 "league",
                 config.to_str().unwrap(),
@@ -617,7 +609,7 @@ fn protocol_v1_bots_play_after_an_opening_they_did_not_make() {
     for r in &records {
         assert!(r.faults.is_empty(), "{:?}", r.faults);
         assert_eq!(r.opening, 7);
-        crate::matches::check_record(r);
+        check_record(r);
         // The first move a bot made came after the seven the referee played.
         assert!(r.moves[7].ms > 0.0 || r.moves[7].ply == 7);
     }
@@ -629,7 +621,7 @@ fn a_second_run_on_the_same_record_file_is_refused_while_the_first_plays() {
     let config = league_config(&dir, 5, "rounds = 200");
     let out = dir.join("out");
     let (c, o) = (config.to_str().unwrap(), out.to_str().unwrap());
-    let mut first = crate::support::multiversi()
+    let mut first = multiversi()
         .args(["league", c, "--out", o, "--concurrency", "1"])
         .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::null())
@@ -709,7 +701,7 @@ fn a_league_into_a_closed_pipe_plays_on_and_ends_quietly() {
     // `multiversi league … 2>&1 | head` with head gone: stdout and stderr are a closed pipe.
     let (reader, writer) = std::io::pipe().unwrap();
     drop(reader);
-    let run = crate::support::multiversi()
+    let run = multiversi()
         .args([
             "league",
             config.to_str().unwrap(),
@@ -775,7 +767,7 @@ fn a_gauntlet_seats_the_candidate_in_every_game_and_rotates_the_seats() {
     let mut by_deal: std::collections::BTreeMap<u64, Vec<&multiversi::record::GameRecord>> =
         Default::default();
     for r in &records {
-        crate::matches::check_record(r);
+        check_record(r);
         let names: Vec<&str> = r.seats.iter().map(|s| s.name.as_str()).collect();
         assert_eq!(
             names.iter().filter(|n| **n == "hero").count(),
@@ -865,7 +857,7 @@ fn shards_running_at_once_keep_their_bots_logs_apart() {
     let shards: Vec<_> = ["1/2", "2/2"]
         .iter()
         .map(|shard| {
-            crate::support::multiversi()
+            multiversi()
                 .args(["league", c, "--out", o, "--shard", shard])
                 .args(["--concurrency", "1"])
                 .spawn()

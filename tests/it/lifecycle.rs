@@ -2,8 +2,6 @@
 //! the startup limit in every game, a bot that cannot be started again, and its end (stdin
 //! closed, `--grace-ms`, SIGTERM to its group, half the grace again, SIGKILL).
 
-use crate::faults::assert_no_process_left;
-use crate::matches::check_record;
 use crate::support::*;
 use multiversi::record::FaultKind;
 use std::collections::BTreeMap;

@@ -2,8 +2,6 @@
 //! (`tests/bots/greedy_for_resources.py`): a bot that reaches a limit is faulted with a detail
 //! that names it, the game is played to its end by the others, and no process remains.
 
-use crate::faults::assert_no_process_left;
-use crate::matches::check_record;
 use crate::support::*;
 use multiversi::record::{FaultKind, GameRecord};
 use std::path::Path;

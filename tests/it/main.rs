@@ -1,5 +1,6 @@
 //! The integration tests: one binary, a module per area, small helpers in `support`.
 
+mod agreement;
 mod bots;
 mod check_bot;
 mod cli;
@@ -15,7 +16,6 @@ mod limits;
 mod matches;
 mod messages;
 mod properties;
-mod records;
 mod reference;
 mod replay;
 mod replay_browser;

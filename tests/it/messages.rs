@@ -2,8 +2,6 @@
 //! record and values worked out here: a probe bot (`tests/bots/probe.py`) writes down every
 //! message it is sent.
 
-use crate::faults::assert_no_process_left;
-use crate::matches::check_record;
 use crate::support::*;
 use multiversi::record::{FaultKind, GameRecord};
 use multiversi::rules::Position;

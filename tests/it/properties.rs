@@ -2,7 +2,7 @@
 //! engine's list of legal moves agrees with its legality gate. Case counts are bounded so that
 //! the suite stays quick; the `fuzz/` crate runs the parsers for as long as one likes.
 
-use crate::records::{sample_games, to_lines};
+use crate::support::samples::{sample_games, to_lines};
 use multiversi::protocol::{parse_reply, Reply};
 use multiversi::replay::read::{read_line, read_lines, Records};
 use multiversi::rng::Rng;

@@ -1,16 +1,16 @@
 //! `multiversi replay` as a user meets it: reading record files, `--verify` on good and damaged
 //! records, and the plain-text replay compared with boards the engine computes.
 
-use crate::records::{self, rows_at, sample_games};
+use crate::support::samples::{self, rows_at, sample_games};
 use crate::support::*;
 use multiversi::record::{FaultKind, FaultRecord};
 use multiversi::rules::{BoardKind, Colour, MoveKind, Outcome, Square};
 
 #[test]
 fn verify_accepts_every_board_shape_blocked_squares_and_faults() {
-    let dir = records::temp_dir("replay-verify-good");
+    let dir = temp_dir("replay-verify-good");
     let path = dir.join("games.jsonl");
-    records::write(&path, &sample_games());
+    samples::write(&path, &sample_games());
     let out = run(&["replay", "--verify", path.to_str().unwrap()]);
     assert_eq!(
         out.status.code(),
@@ -72,9 +72,9 @@ fn verify_names_the_line_game_ply_and_difference_of_each_problem() {
     games.push(g);
     // Line 7 (after line 6): a fault for Red while it was White's turn holds: the referee
     // disqualifies a bot that writes unasked or dies between its turns when that is noticed.
-    let mut spec = records::Spec::new(4, BoardKind::Eight, 1);
+    let mut spec = samples::Spec::new(4, BoardKind::Eight, 1);
     spec.faults = vec![(2, 5, FaultKind::Malformed)];
-    let mut other_turn = records::game(&spec);
+    let mut other_turn = samples::game(&spec);
     other_turn.game = "turn".into();
     assert_eq!(other_turn.moves[5].seat, 1, "White moves at ply 5");
     // Line 6: the last move missing.
@@ -106,13 +106,13 @@ fn verify_names_the_line_game_ply_and_difference_of_each_problem() {
     g.ranking.reverse();
     games.push(g);
     // Line 9: a game that ends early because only one player is left holds.
-    let mut spec = records::Spec::new(4, BoardKind::Eight, 11);
+    let mut spec = samples::Spec::new(4, BoardKind::Eight, 11);
     spec.faults = vec![
         (0, 0, FaultKind::Crash),
         (2, 1, FaultKind::Timeout),
         (3, 3, FaultKind::Malformed),
     ];
-    let early = records::game(&spec);
+    let early = samples::game(&spec);
     assert_eq!(
         early.moves.len(),
         3,
@@ -131,9 +131,9 @@ fn verify_names_the_line_game_ply_and_difference_of_each_problem() {
 
     games.push(order);
 
-    let dir = records::temp_dir("replay-verify-bad");
+    let dir = temp_dir("replay-verify-bad");
     let path = dir.join("games.jsonl");
-    records::write(&path, &games);
+    samples::write(&path, &games);
     let p = path.to_str().unwrap();
     let out = run(&["replay", "--verify", p]);
     let text = stdout(&out);
@@ -178,18 +178,18 @@ fn verify_names_the_line_game_ply_and_difference_of_each_problem() {
 #[test]
 fn a_damaged_line_is_reported_and_the_other_games_still_checked() {
     let games = sample_games();
-    let mut text = records::to_lines(&games[..2]);
+    let mut text = samples::to_lines(&games[..2]);
     let mut v2 = serde_json::to_value(&games[2]).unwrap();
     v2["version"] = 2.into();
     text.push_str(&format!("{v2}\n"));
     text.push('\n');
     let mut bad = games[3].clone();
     bad.moves[0].square = Square::new(0, 0);
-    text.push_str(&records::to_lines(&[bad]));
+    text.push_str(&samples::to_lines(&[bad]));
     // A crash in the middle of writing the last game.
-    let last = records::to_lines(&games[4..]);
+    let last = samples::to_lines(&games[4..]);
     text.push_str(&last[..last.len() / 2]);
-    let dir = records::temp_dir("replay-verify-damaged");
+    let dir = temp_dir("replay-verify-damaged");
     let path = dir.join("games.jsonl");
     std::fs::write(&path, text).unwrap();
     let p = path.to_str().unwrap();
@@ -224,9 +224,9 @@ fn missing_files_and_unknown_games_are_named() {
         stderr(&out)
     );
 
-    let dir = records::temp_dir("replay-select");
+    let dir = temp_dir("replay-select");
     let path = dir.join("games.jsonl");
-    records::write(&path, &sample_games()[..2]);
+    samples::write(&path, &sample_games()[..2]);
     let p = path.to_str().unwrap();
     for wanted in ["7", "nope"] {
         let out = run(&["replay", p, "--game", wanted]);
@@ -276,9 +276,9 @@ fn board_after(text: &str, heading: &str) -> Vec<String> {
 #[test]
 fn plain_replay_shows_the_boards_the_engine_computes() {
     let games = sample_games();
-    let dir = records::temp_dir("replay-plain");
+    let dir = temp_dir("replay-plain");
     let path = dir.join("games.jsonl");
-    records::write(&path, &games);
+    samples::write(&path, &games);
     let p = path.to_str().unwrap();
     for (n, rec) in games.iter().enumerate() {
         let total = rec.moves.len();
@@ -339,9 +339,9 @@ fn plain_replay_shows_the_boards_the_engine_computes() {
 #[test]
 fn plain_replay_of_a_whole_file_shows_every_game() {
     let games = sample_games();
-    let dir = records::temp_dir("replay-all");
+    let dir = temp_dir("replay-all");
     let path = dir.join("games.jsonl");
-    records::write(&path, &games);
+    samples::write(&path, &games);
     let out = run(&["replay", path.to_str().unwrap()]);
     assert!(out.status.success());
     let text = stdout(&out);
@@ -354,9 +354,9 @@ fn plain_replay_of_a_whole_file_shows_every_game() {
 #[test]
 fn animate_prints_every_board_when_piped() {
     let games = sample_games();
-    let dir = records::temp_dir("replay-animate");
+    let dir = temp_dir("replay-animate");
     let path = dir.join("games.jsonl");
-    records::write(&path, &games[1..2]);
+    samples::write(&path, &games[1..2]);
     let out = run(&[
         "replay",
         path.to_str().unwrap(),
@@ -375,9 +375,9 @@ fn animate_prints_every_board_when_piped() {
 
 #[test]
 fn real_match_records_verify_and_replay_to_their_final_boards() {
-    let dir = records::temp_dir("replay-real");
+    let dir = temp_dir("replay-real");
     let path = dir.join("match.jsonl");
-    let games = records::real_games(&path);
+    let games = samples::real_games(&path);
     assert_eq!(games.len(), 3);
     assert!(
         games[2].faults.iter().any(|f| f.kind == FaultKind::Crash),
@@ -402,7 +402,7 @@ fn real_match_records_verify_and_replay_to_their_final_boards() {
     let m = bad.moves.iter_mut().find(|m| !m.flips.is_empty()).unwrap();
     m.flips.clear();
     let bad_path = dir.join("bad.jsonl");
-    records::write(&bad_path, &[bad]);
+    samples::write(&bad_path, &[bad]);
     let out = run(&["replay", "--verify", bad_path.to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(1), "{}", stdout(&out));
     assert!(
@@ -416,12 +416,12 @@ fn real_match_records_verify_and_replay_to_their_final_boards() {
 fn records_of_faulty_bots_verify() {
     // The referee's scripted misbehaving bot, in two seats at different turns, so that a game
     // has faults at the start and in the middle, of several kinds, and ends with two players.
-    let dir = records::temp_dir("replay-faulty");
+    let dir = temp_dir("replay-faulty");
     let path = dir.join("games.jsonl");
     // Quoted paths: a checkout whose path holds a space must not turn every bot into one that
     // cannot start (which would still give records that verify).
-    let bad = crate::support::test_bot("bad.py");
-    let pids = crate::support::quote(&dir.join("pids"));
+    let bad = test_bot("bad.py");
+    let pids = quote(&dir.join("pids"));
     let bot = |mode: &str, turn: &str| format!("python3 {bad} {pids} {mode} {turn}");
     for (a, b) in [
         (bot("illegal", "3"), bot("garbage", "5")),
@@ -464,7 +464,7 @@ fn records_of_faulty_bots_verify() {
             r.seats[2].ready.is_some(),
             "the second scripted bot started"
         );
-        crate::matches::check_record(r);
+        check_record(r);
     }
     let out = run(&["replay", "--verify", path.to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(0), "{}", stdout(&out));

@@ -2,46 +2,13 @@
 //! them, the screens come out, and the terminal must be left as it was found (echo and line
 //! editing back on) when the user quits.
 
-use crate::records;
+use crate::support::{open_pty, samples, temp_dir};
 use std::fs::File;
 use std::io::{Read, Write};
-use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
+use std::os::fd::{AsRawFd, OwnedFd};
 use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::process::{Child, Command, ExitStatus, Stdio};
 use std::time::{Duration, Instant};
-
-/// A pseudo-terminal pair: the test holds the master, the child gets the slave.
-pub fn open_pty(rows: u16) -> (File, OwnedFd) {
-    let (mut master, mut slave) = (-1, -1);
-    let size = libc::winsize {
-        ws_row: rows,
-        ws_col: 140,
-        ws_xpixel: 0,
-        ws_ypixel: 0,
-    };
-    // SAFETY: openpty writes two fds; the name and termios pointers may be null.
-    let rc = unsafe {
-        libc::openpty(
-            &mut master,
-            &mut slave,
-            std::ptr::null_mut(),
-            std::ptr::null(),
-            &size,
-        )
-    };
-    assert_eq!(rc, 0, "openpty: {}", std::io::Error::last_os_error());
-    // Not inherited by the children other tests start meanwhile: a terminal held open by some
-    // other process would never see its end, nor its replay a hangup.
-    for fd in [master, slave] {
-        // SAFETY: setting a flag on a descriptor we own.
-        assert_eq!(
-            unsafe { libc::fcntl(fd, libc::F_SETFD, libc::FD_CLOEXEC) },
-            0
-        );
-    }
-    // SAFETY: both fds were just opened for us and are owned from here on.
-    unsafe { (File::from_raw_fd(master), OwnedFd::from_raw_fd(slave)) }
-}
 
 fn termios(fd: &OwnedFd) -> libc::termios {
     // SAFETY: termios is plain data that tcgetattr fills in.
@@ -200,10 +167,10 @@ impl Drop for Session {
 
 #[test]
 fn arrow_keys_step_through_the_games_and_quitting_restores_the_terminal() {
-    let games = records::sample_games();
-    let dir = records::temp_dir("replay-tty");
+    let games = samples::sample_games();
+    let dir = temp_dir("replay-tty");
     let path = dir.join("games.jsonl");
-    records::write(&path, &games);
+    samples::write(&path, &games);
     let total = games[0].moves.len();
     let mut s = Session::start(&["replay", path.to_str().unwrap()], false, 50);
     let before = s.before;
@@ -243,10 +210,10 @@ fn arrow_keys_step_through_the_games_and_quitting_restores_the_terminal() {
 /// handled the same way, is left out: its default action may write a core file.)
 #[test]
 fn a_signal_while_stepping_restores_the_terminal_and_still_kills_the_replay() {
-    let games = records::sample_games();
-    let dir = records::temp_dir("replay-tty-signal");
+    let games = samples::sample_games();
+    let dir = temp_dir("replay-tty-signal");
     let path = dir.join("games.jsonl");
-    records::write(&path, &games[..1]);
+    samples::write(&path, &games[..1]);
     for sig in [libc::SIGTERM, libc::SIGHUP, libc::SIGINT] {
         let mut s = Session::start(&["replay", path.to_str().unwrap()], false, 40);
         let before = s.before;
@@ -285,10 +252,10 @@ fn a_signal_while_stepping_restores_the_terminal_and_still_kills_the_replay() {
 /// Under `nohup` SIGHUP is ignored: the replay leaves it ignored and goes on stepping.
 #[test]
 fn an_ignored_hangup_stays_ignored() {
-    let games = records::sample_games();
-    let dir = records::temp_dir("replay-tty-nohup");
+    let games = samples::sample_games();
+    let dir = temp_dir("replay-tty-nohup");
     let path = dir.join("games.jsonl");
-    records::write(&path, &games[..1]);
+    samples::write(&path, &games[..1]);
     let mut s = Session::start_ignoring(
         &["replay", path.to_str().unwrap()],
         false,
@@ -313,10 +280,10 @@ fn an_ignored_hangup_stays_ignored() {
 
 #[test]
 fn no_color_gives_plain_letters_on_a_terminal() {
-    let games = records::sample_games();
-    let dir = records::temp_dir("replay-tty-plain");
+    let games = samples::sample_games();
+    let dir = temp_dir("replay-tty-plain");
     let path = dir.join("games.jsonl");
-    records::write(&path, &games[1..2]);
+    samples::write(&path, &games[1..2]);
     let mut s = Session::start(&["replay", path.to_str().unwrap(), "--ply", "0"], true, 24);
     let screen = s.screen("Move 0 of");
     assert!(
@@ -348,10 +315,10 @@ fn no_color_gives_plain_letters_on_a_terminal() {
 
 #[test]
 fn animate_on_a_terminal_redraws_one_board_per_move() {
-    let games = records::sample_games();
-    let dir = records::temp_dir("replay-tty-animate");
+    let games = samples::sample_games();
+    let dir = temp_dir("replay-tty-animate");
     let path = dir.join("games.jsonl");
-    records::write(&path, &games[3..4]);
+    samples::write(&path, &games[3..4]);
     let total = games[3].moves.len();
     let s = Session::start(
         &[

@@ -83,7 +83,7 @@ fn messages_and_records_match_their_schemas() {
         record.to_str().unwrap(),
     ]);
     assert!(out.status.success(), "{}", stderr(&out));
-    crate::faults::assert_no_process_left(&dir.join("pids"));
+    assert_no_process_left(&dir.join("pids"));
     let mut seen = std::collections::BTreeSet::new();
     for file in [&input, &output] {
         for line in std::fs::read_to_string(file).unwrap().lines() {

@@ -1,18 +1,9 @@
 //! Ctrl-C, SIGTERM, SIGHUP and a killed referee: every bot goes, finished games stay on disk.
 
-use crate::faults::assert_no_process_left;
 use crate::support::*;
 use std::path::Path;
 use std::process::Stdio;
 use std::time::{Duration, Instant};
-
-fn bad_bot(pids: &Path, mode: &str, turn: u32, arg: &str) -> String {
-    format!(
-        "python3 {} {} {mode} {turn} {arg}",
-        test_bot("bad.py"),
-        quote(pids)
-    )
-}
 
 /// Waits until `check` holds, or fails after a generous time.
 fn wait_for(what: &str, mut check: impl FnMut() -> bool) {
@@ -96,7 +87,7 @@ fn interrupt(signal: libc::c_int, name: &str) {
     let records = read_records(&dir.join("games.jsonl"));
     assert!(!records.is_empty());
     for r in &records {
-        crate::matches::check_record(r);
+        check_record(r);
     }
     assert_no_process_left(&dir.join("pids"));
 }
@@ -109,7 +100,7 @@ fn a_killed_referee_takes_its_bots_and_their_helpers_along() {
     child.wait().expect("reaped");
     // Complete lines only: the game being played when the referee died is simply not there.
     for r in read_records(&dir.join("games.jsonl")) {
-        crate::matches::check_record(&r);
+        check_record(&r);
     }
     assert_no_process_left(&dir.join("pids"));
 }

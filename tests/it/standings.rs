@@ -2,6 +2,7 @@
 //! standings.json and standings.csv checked against the same counts worked out here from the
 //! records directly; damaged lines, duplicates, exit codes, the rating's anchor, the HTML page.
 
+use crate::support::samples;
 use crate::support::*;
 use multiversi::record::GameRecord;
 use multiversi::rules::Outcome;
@@ -546,7 +547,7 @@ fn bad_input_gets_its_exit_code() {
 /// A record file with two games and a damaged line, so that `standings` has a warning to print.
 fn file_with_a_warning(name: &str) -> PathBuf {
     let path = temp_dir(name).join("games.jsonl");
-    crate::records::write(&path, &crate::records::sample_games());
+    samples::write(&path, &samples::sample_games());
     let mut text = std::fs::read_to_string(&path).unwrap();
     text.push_str("{\"format\":\"multiversi-game\"\n");
     std::fs::write(&path, text).unwrap();
@@ -588,15 +589,15 @@ fn standings_into_a_closed_pipe_end_quietly() {
 #[test]
 fn one_name_for_two_commands_is_counted_as_one_bot_with_a_warning() {
     let dir = temp_dir("standings-clash");
-    let games = crate::records::sample_games();
+    let games = samples::sample_games();
     let a = dir.join("a.jsonl");
-    crate::records::write(&a, &games[..2]);
+    samples::write(&a, &games[..2]);
     // In b, `mybot` is another program that was given the same name.
     let mut other = games[2].clone();
     let seat = other.seats.iter().position(|s| s.name == "mybot").unwrap();
     other.seats[seat].command = vec!["python3".into(), "v2/mybot.py".into()];
     let b = dir.join("b.jsonl");
-    crate::records::write(&b, &[other.clone()]);
+    samples::write(&b, &[other.clone()]);
     let out = run(&["standings", a.to_str().unwrap(), b.to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     let err = stderr(&out);
