@@ -11,6 +11,7 @@ pub mod matches;
 pub mod names;
 pub mod options;
 pub mod process;
+pub mod procfs;
 pub mod protocol;
 pub mod record;
 pub mod referee;
