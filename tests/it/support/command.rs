@@ -6,6 +6,7 @@
 use super::shell::shell_word;
 use std::ffi::{OsStr, OsString};
 use std::io::{Read, Write};
+use std::os::fd::{FromRawFd, OwnedFd};
 use std::path::Path;
 use std::process::{Child, Command, ExitStatus, Stdio};
 use std::sync::mpsc::{self, Receiver};
@@ -436,22 +437,43 @@ fn shown_output(stdout: &[u8], stderr: &[u8]) -> String {
     )
 }
 
-/// A pipe whose reading end is already closed, as after `multiversi … | head` once head is gone:
-/// every write to it fails.
-pub fn closed_pipe() -> std::os::fd::OwnedFd {
-    use std::os::fd::FromRawFd;
+/// A pipe: its reading end, its writing end. Close-on-exec keeps both out of the children other
+/// tests start meanwhile (a descriptor given to a child as its stdio is dup'ed without the flag).
+fn pipe() -> (OwnedFd, OwnedFd) {
     let mut fds = [-1; 2];
-    // SAFETY: pipe2 writes two descriptors into the array; close-on-exec keeps them out of the
-    // children other tests start meanwhile.
+    // SAFETY: pipe2 writes two descriptors into the array.
     let rc = unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) };
     assert_eq!(rc, 0, "pipe2: {}", std::io::Error::last_os_error());
     // SAFETY: both descriptors were just opened for us and are owned from here on.
-    let (reader, writer) = unsafe {
-        (
-            std::os::fd::OwnedFd::from_raw_fd(fds[0]),
-            std::os::fd::OwnedFd::from_raw_fd(fds[1]),
-        )
-    };
+    unsafe { (OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1])) }
+}
+
+/// A pipe whose reading end is already closed, as after `multiversi … | head` once head is gone:
+/// every write to it fails.
+pub fn closed_pipe() -> OwnedFd {
+    let (reader, writer) = pipe();
     drop(reader);
     writer
+}
+
+#[test]
+fn the_watchdog_ends_a_run_that_hangs_and_fails_the_test() {
+    // A bot process waits for its input, which never ends here: the writing end stays open.
+    let (input, writer) = pipe();
+    let run = std::panic::catch_unwind(|| {
+        multiversi("bot")
+            .arg("random")
+            .stdin_from(input)
+            .timeout(Duration::from_secs(1))
+            .run()
+    });
+    let Err(panic) = run else {
+        panic!("a run that hangs passed");
+    };
+    let message = panic.downcast_ref::<String>().cloned().unwrap_or_default();
+    assert!(
+        message.starts_with("`multiversi bot random` still running after 1s: killed"),
+        "{message}"
+    );
+    drop(writer);
 }
