@@ -1,6 +1,7 @@
 //! The integration tests: one binary, a module per area; what more than one module uses is in
 //! `support/`, through which every test runs the multiversi binary.
 
+mod agreement;
 mod bots;
 mod check_bot;
 mod cli;
