@@ -245,8 +245,8 @@ fn a_move_with_more_flips_than_the_board_has_squares_is_a_damaged_line_everywher
         game_square(&path)
     );
     for args in commands {
-        let out = run(&args);
-        let text = stdout(&out) + &stderr(&out);
+        let out = multiversi(args[0]).args(&args[1..]).run();
+        let text = out.stdout() + &out.stderr();
         assert_eq!(out.status.code(), Some(3), "{args:?}:\n{text}");
         assert!(text.contains(&why), "{args:?}: no {why:?} in:\n{text}");
         assert!(!text.contains("panicked"), "{args:?}:\n{text}");
@@ -277,9 +277,9 @@ fn a_name_wider_than_any_column_is_drawn_without_panic() {
         vec!["replay", p, "--ply", "3"],
         vec!["standings", p],
     ] {
-        let out = run(&args);
-        assert_eq!(out.status.code(), Some(0), "{args:?}: {}", stderr(&out));
-        assert!(stdout(&out).contains(&"n".repeat(70_000)), "{args:?}");
+        let out = multiversi(args[0]).args(&args[1..]).run();
+        assert_eq!(out.status.code(), Some(0), "{args:?}: {}", out.stderr());
+        assert!(out.stdout().contains(&"n".repeat(70_000)), "{args:?}");
     }
 }
 
