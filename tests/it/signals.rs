@@ -104,3 +104,64 @@ fn a_killed_referee_takes_its_bots_and_their_helpers_along() {
     }
     assert_no_process_left(&dir.join("pids"));
 }
+
+/// A fault printed in a game that Ctrl-C then abandons: the end says that game is not recorded.
+#[test]
+fn a_fault_in_a_game_that_ctrl_c_abandons_is_said_to_be_not_recorded() {
+    let dir = temp_dir("ctrl-c-fault");
+    let pids = dir.join("pids");
+    let mut child = KillOnDrop(
+        multiversi()
+            .args([
+                "match",
+                &bad_bot(&pids, "garbage", 1, "0"),
+                &bad_bot(&pids, "slow", 1000, "3000"),
+                &bad_bot(&pids, "slow", 1000, "3000"),
+                "--move-ms",
+                "10000",
+                "--record",
+                dir.join("games.jsonl").to_str().unwrap(),
+            ])
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("multiversi starts"),
+    );
+    // Read stderr as it comes, until the fault has been printed.
+    let mut stderr = child.stderr.take().expect("stderr");
+    let (tx, rx) = std::sync::mpsc::channel::<String>();
+    let reader = std::thread::spawn(move || {
+        let mut all = String::new();
+        let mut buf = [0u8; 4096];
+        while let Ok(n) = std::io::Read::read(&mut stderr, &mut buf) {
+            if n == 0 {
+                break;
+            }
+            all.push_str(&String::from_utf8_lossy(&buf[..n]));
+            let _ = tx.send(all.clone());
+        }
+        all
+    });
+    let until = Instant::now() + Duration::from_secs(20);
+    loop {
+        let seen = rx
+            .recv_timeout(until.saturating_duration_since(Instant::now()))
+            .expect("the fault is printed");
+        if seen.contains("disqualified") {
+            break;
+        }
+    }
+    // The slow bots are thinking about their first move: the game is far from its end.
+    // SAFETY: signalling the child we started.
+    unsafe {
+        libc::kill(child.id() as i32, libc::SIGINT);
+    }
+    assert_eq!(child.wait().expect("ends").code(), Some(130));
+    let err = reader.join().expect("reader");
+    assert!(
+        err.contains("are not recorded: the interruption abandoned those games"),
+        "{err}"
+    );
+    assert_eq!(lines(&dir.join("games.jsonl")), 0, "{err}");
+    assert_no_process_left(&pids);
+}
