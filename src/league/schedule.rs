@@ -382,7 +382,10 @@ mod id_tests {
         };
         let boards = ["8x8", "10x10"];
         let deals = shape.deals();
-        assert!(deals.iter().any(|d| d.repeat > 0), "the sample draws some set twice");
+        assert!(
+            deals.iter().any(|d| d.repeat > 0),
+            "the sample draws some set twice"
+        );
         let mut ids = HashSet::new();
         for d in &deals {
             for s in 0..d.seatings() {
@@ -398,7 +401,14 @@ mod id_tests {
             seed: 0,
         };
         assert_eq!(d.game_id("club", "8x8", 4), "club-r1-1.2.3.4-8x8-s05");
-        let again = Deal { repeat: 2, round: 1, ..d };
-        assert_eq!(again.game_id("club", "octagon", 0), "club-r2x2-1.2.3.4-octagon-s01");
+        let again = Deal {
+            repeat: 2,
+            round: 1,
+            ..d
+        };
+        assert_eq!(
+            again.game_id("club", "octagon", 0),
+            "club-r2x2-1.2.3.4-octagon-s01"
+        );
     }
 }
