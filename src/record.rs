@@ -121,3 +121,21 @@ pub struct FaultRecord {
     /// The end of the bot's stderr, truncated.
     pub stderr_tail: String,
 }
+
+/// A UTC time as RFC 3339 with seconds (`2026-11-29T11:30:00Z`), as records and run ids write it.
+pub fn rfc3339(t: std::time::SystemTime) -> String {
+    humantime::format_rfc3339_seconds(t).to_string()
+}
+
+#[cfg(test)]
+mod time_tests {
+    #[test]
+    fn times_are_utc_rfc3339_to_the_second() {
+        let t = std::time::UNIX_EPOCH + std::time::Duration::from_millis(1_795_951_800_999);
+        assert_eq!(super::rfc3339(t), "2026-11-29T11:30:00Z");
+        assert_eq!(
+            super::rfc3339(std::time::UNIX_EPOCH),
+            "1970-01-01T00:00:00Z"
+        );
+    }
+}

@@ -11,6 +11,7 @@
 //! they were: a resumed league skips them and plays only what is new.
 
 use crate::rng::Rng;
+use crate::run::seating::{factorial, mix};
 
 /// The most bots a league may list: keeps deal numbers within 64 bits.
 pub const MAX_BOTS: usize = 256;
@@ -65,27 +66,6 @@ impl Deal {
     }
 }
 
-pub fn factorial(k: usize) -> u32 {
-    (1..=k as u32).product()
-}
-
-/// Seating `s` of k bots (0 ≤ s < k!): `order[seat]` is the place of the bot in that seat within
-/// the deal's bot list. The first k seatings are the k rotations of the list (bot r in seat 0 of
-/// seating r), so a short match still rotates every bot through the first seat.
-pub fn seating(k: usize, s: u32) -> Vec<usize> {
-    let rotation = s as usize % k;
-    let mut rank = s as usize / k;
-    // The rank-th permutation (in lexicographic order) of 1..k after a fixed 0.
-    let mut rest: Vec<usize> = (1..k).collect();
-    let mut base = vec![0];
-    for left in (1..k).rev() {
-        let block = factorial(left - 1) as usize;
-        base.push(rest.remove(rank / block));
-        rank %= block;
-    }
-    (0..k).map(|seat| base[(seat + rotation) % k]).collect()
-}
-
 /// n choose k, saturating.
 fn choose(n: u64, k: u64) -> u64 {
     if k > n {
@@ -135,11 +115,6 @@ fn subsets(n: usize, k: usize) -> Vec<Vec<usize>> {
             *slot = j;
         }
     }
-}
-
-/// Mixes two numbers into a seed (SplitMix64 of their combination).
-pub fn mix(a: u64, b: u64) -> u64 {
-    Rng::new(a ^ b.wrapping_mul(0x9e37_79b9_7f4a_7c15)).next_u64()
 }
 
 impl Shape {
@@ -265,25 +240,6 @@ mod tests {
             rounds: 1,
             sample: None,
             seed: 7,
-        }
-    }
-
-    #[test]
-    fn seatings_are_all_permutations_and_start_with_rotations() {
-        for k in [3, 4] {
-            let all: HashSet<Vec<usize>> = (0..factorial(k)).map(|s| seating(k, s)).collect();
-            assert_eq!(all.len(), factorial(k) as usize);
-            for r in 0..k as u32 {
-                let expected: Vec<usize> = (0..k).map(|seat| (seat + r as usize) % k).collect();
-                assert_eq!(seating(k, r), expected);
-            }
-            // Every bot sits in every seat, and after every other bot, equally often.
-            for bot in 0..k {
-                for seat in 0..k {
-                    let n = all.iter().filter(|o| o[seat] == bot).count();
-                    assert_eq!(n, factorial(k - 1) as usize);
-                }
-            }
         }
     }
 

@@ -1,5 +1,6 @@
 //! The integration tests: one binary, a module per area, small helpers in `support`.
 
+mod agreement;
 mod bots;
 mod check_bot;
 mod cli;

@@ -156,7 +156,7 @@ struct Seated {
 
 /// The games of one run found in record files.
 #[derive(Default, Debug)]
-pub struct Finished {
+pub struct Recorded {
     /// Their schedule indices.
     pub indices: HashSet<u64>,
     /// Their total duration, for estimates.
@@ -168,7 +168,7 @@ pub struct Finished {
 /// Adds the games of run `run` recorded in `path` (a missing file holds none). A damaged line
 /// (cut off by a kill) is not a finished game and is skipped: that game is played again. A
 /// game recorded twice (which the runner never does) counts once.
-pub fn finished(path: &Path, run: &str, into: &mut Finished) -> std::io::Result<()> {
+pub fn finished(path: &Path, run: &str, into: &mut Recorded) -> std::io::Result<()> {
     let file = match File::open(path) {
         Ok(f) => f,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
