@@ -199,7 +199,17 @@ fn flips_text(m: &MoveRecord) -> String {
     format!("flips {}", list.join(" "))
 }
 
-/// One move as a line: number, who, where, what it flipped, and how long the bot took.
+/// How many of the record's first moves the referee played itself (its `opening`, a league's
+/// random opening) before the bots took over; never more than the moves there are.
+pub fn opening_moves(rec: &GameRecord) -> usize {
+    (rec.opening as usize).min(rec.moves.len())
+}
+
+/// What the name column says of a move of the opening: no bot chose it or took time over it.
+const OPENING_LABEL: &str = "(opening)";
+
+/// One move as a line: number, who, where, what it flipped, and how long the bot took; a move of
+/// the referee's opening says so instead of a bot's name, and has no time.
 pub fn move_line(rec: &GameRecord, index: usize, colour: bool) -> String {
     // The flips column is as wide as the game's longest list, so that the times line up.
     let flips_width = rec
@@ -209,6 +219,9 @@ pub fn move_line(rec: &GameRecord, index: usize, colour: bool) -> String {
         .max()
         .unwrap_or(0);
     let m = &rec.moves[index];
+    if index < opening_moves(rec) {
+        return move_columns(m, index + 1, OPENING_LABEL, flips_width, colour, None);
+    }
     move_text(m, index + 1, &seat_name(rec, m.seat), flips_width, colour)
 }
 
@@ -222,6 +235,18 @@ pub fn move_text(
     flips_width: usize,
     colour: bool,
 ) -> String {
+    move_columns(m, number, name, flips_width, colour, Some(m.ms))
+}
+
+/// The columns of a move's line, with the time when there is one to show.
+fn move_columns(
+    m: &MoveRecord,
+    number: usize,
+    name: &str,
+    flips_width: usize,
+    colour: bool,
+    ms: Option<f64>,
+) -> String {
     let flips = flips_text(m);
     let flips_width = flips_width.max(24);
     // Pad by the visible width of the colour name: the label may carry colour codes.
@@ -231,12 +256,12 @@ pub fn move_text(
         seat_label(m.seat, colour),
         truncate(name, 12)
     );
+    let time = ms.map_or(String::new(), |ms| format!("{ms:>9.2} ms"));
     format!(
-        "{number:>4}. {who} {:<3}  {:<8}  {} {:>9.2} ms",
+        "{number:>4}. {who} {:<3}  {:<8}  {} {time}",
         m.square.to_string(),
         kind_text(m.kind),
         pad_end(&flips, flips_width),
-        m.ms
     )
     .trim_end()
     .to_string()
@@ -302,6 +327,11 @@ pub fn header(game: &Loaded, colour: bool) -> String {
     }
     if let Some(seed) = rec.seed {
         rules.push(format!("seed {seed}"));
+    }
+    match opening_moves(rec) {
+        0 => {}
+        1 => rules.push("opening of 1 move by the referee".into()),
+        n => rules.push(format!("opening of {n} moves by the referee")),
     }
     rules.push(format!("started {}", rec.started));
     rules.push(format!("{:.1} s", rec.duration_ms as f64 / 1000.0));
@@ -393,9 +423,23 @@ pub fn game_text(game: &Loaded, timeline: &Timeline, ply: usize, colour: bool) -
     let rec = &game.record;
     let total = rec.moves.len();
     let mut out = header(game, colour);
-    out.push_str("Moves\n");
+    // The referee's opening stands apart from the bots' moves, under a heading of its own.
+    let opening = opening_moves(rec);
+    match opening {
+        0 => out.push_str("Moves\n"),
+        1 => out.push_str("Opening: 1 move played by the referee, not by a bot\n"),
+        n => {
+            let _ = writeln!(
+                out,
+                "Opening: {n} moves played by the referee, not by the bots"
+            );
+        }
+    }
     out.extend(fault_lines(rec, 0, colour).into_iter().map(|l| l + "\n"));
     for i in 0..ply {
+        if i == opening && opening > 0 {
+            out.push_str("Moves\n");
+        }
         out.push_str(&move_line(rec, i, colour));
         out.push('\n');
         out.extend(
@@ -416,7 +460,17 @@ pub fn game_text(game: &Loaded, timeline: &Timeline, ply: usize, colour: bool) -
         out.push_str(&result_text(rec, colour));
         out.push('\n');
     } else if let Some(next) = rec.moves.get(ply) {
-        let _ = writeln!(out, "Next: {} to move", seat_label(next.seat, colour));
+        let _ = writeln!(out, "{}", next_text(rec, ply, next, colour));
     }
     out
+}
+
+/// Who moves next, after `ply` moves; a move of the opening is the referee's.
+pub fn next_text(rec: &GameRecord, ply: usize, next: &MoveRecord, colour: bool) -> String {
+    let who = seat_label(next.seat, colour);
+    if ply < opening_moves(rec) {
+        format!("Next: {who} to move, by the referee's opening")
+    } else {
+        format!("Next: {who} to move")
+    }
 }

@@ -2,7 +2,10 @@
 //! boards one after another, and on a terminal the arrow keys stepping through a game. What each
 //! screen shows is drawn by `draw`; the raw terminal the keys are read from is `tty`'s.
 
-use super::draw::{fault_lines, game_text, header, move_line, result_text, scores_text, Timeline};
+use super::draw::{
+    fault_lines, game_text, header, move_line, next_text, opening_moves, result_text, scores_text,
+    Timeline,
+};
 use super::read::Loaded;
 use super::tty;
 use crate::exit::{self, fail};
@@ -183,13 +186,21 @@ pub fn screen(
         ply.checked_sub(1).and_then(|i| rec.moves.get(i)),
         colour,
     ));
-    let _ = writeln!(out, "Move {ply} of {total} · game {number} of {of}");
+    let opening = if (1..=opening_moves(rec)).contains(&ply) {
+        " (the referee's opening)"
+    } else {
+        ""
+    };
+    let _ = writeln!(
+        out,
+        "Move {ply} of {total}{opening} · game {number} of {of}"
+    );
     out.push_str(&scores_text(rec, timeline, ply, colour));
     out.push('\n');
     let tail = if ply == total {
         result_text(rec, colour) + "\n"
     } else if let Some(next) = rec.moves.get(ply) {
-        format!("Next: {} to move\n", seat_label(next.seat, colour))
+        next_text(rec, ply, next, colour) + "\n"
     } else {
         String::new()
     };
@@ -287,6 +298,39 @@ pub fn interactive(games: &[&Loaded], options: &Options) -> Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_screen_marks_the_referees_opening() {
+        use crate::rules::Outcome;
+        use crate::standings::games::tests::{mv, record};
+        let mut rec = record(
+            &["a", "b", "c"],
+            &[3, 2, 1],
+            &[&[0], &[1], &[2]],
+            Outcome::Draw,
+        );
+        rec.moves = (0..4).map(|i| mv(i, i as usize % 3, 1.5)).collect();
+        rec.opening = 2;
+        let game = Loaded {
+            source: super::super::read::Source {
+                path: "g.jsonl".into(),
+                line: 1,
+            },
+            record: rec,
+        };
+        let timeline = Timeline::new(&game.record);
+        let at = |ply| screen(&game, 1, 1, &timeline, ply, false, 40);
+        assert!(at(2).contains("\nMove 2 of 4 (the referee's opening) · game 1 of 1\n"));
+        let text = at(3);
+        assert!(text.contains("\nMove 3 of 4 · game 1 of 1\n"), "{text}");
+        let opening: Vec<&str> = text.lines().filter(|l| l.contains("(opening)")).collect();
+        assert_eq!(opening.len(), 2, "{text}");
+        assert!(opening.iter().all(|l| !l.contains(" ms")), "{text}");
+        let played = text.lines().find(|l| l.starts_with("   3. ")).unwrap();
+        assert!(played.starts_with("   3. Red   c "), "{played}");
+        assert!(played.ends_with("1.50 ms"), "{played}");
+        assert!(at(1).contains("Next: White to move, by the referee's opening"));
+    }
 
     #[test]
     fn keys_decode_as_terminals_send_them() {

@@ -100,6 +100,43 @@ async function expectBoard(page, game, ply, rows, label) {
   return s;
 }
 
+/** The referee's opening moves (the record's `opening`) are shown as the opening, apart from the
+ *  bots' play: their rows in the move list are marked and carry no time, a heading stands before
+ *  each part, the line under the board at move 1 names the opening and no time, and the players'
+ *  move counts leave them out. The page must be at move 1 of `game`. */
+async function checkOpening(page, game, label) {
+  const rec = records[game];
+  const opening = rec.opening || 0;
+  const rows = await page.evaluate(() => [...document.querySelectorAll("#moves tr.mv")].map((tr) => ({
+    opening: tr.classList.contains("opening"), ms: tr.querySelector("td.ms").textContent,
+    who: tr.children[1].textContent,
+  })));
+  const marked = rows.filter((r) => r.opening).length;
+  check(marked === opening, `${label}: ${marked} moves shown as the opening, record's opening is ${opening}`);
+  rows.slice(0, opening).forEach((r, i) => {
+    check(r.ms === "", `${label}: opening move ${i + 1} shows a time "${r.ms}"`);
+    check(r.who.includes("opening"), `${label}: opening move ${i + 1} shown as played by "${r.who}"`);
+  });
+  rows.slice(opening).forEach((r, i) => check(r.ms !== "", `${label}: move ${opening + i + 1} shows no time`));
+  const sections = await page.locator("#moves tr.sect").allTextContents();
+  const want = opening > 0 ? ["Opening", "Play"] : [];
+  check(sections.length === want.length && sections.every((t, i) => t.startsWith(want[i])),
+    `${label}: move list headings ${JSON.stringify(sections)}, expected ${JSON.stringify(want)}`);
+  const now = await page.locator("#now").textContent();
+  if (opening > 0) {
+    check(now.startsWith("Opening move 1 of " + opening) && !now.includes(" ms"),
+      `${label}: move 1 described as "${now}"`);
+  } else {
+    check(!now.includes("Opening") && now.includes(" ms"), `${label}: move 1 described as "${now}"`);
+  }
+  const subs = await page.locator("#players .player[data-seat] .sub").allTextContents();
+  for (let s = 0; s < rec.rules.players; s++) {
+    const played = rec.moves.filter((m, i) => m.seat === s && i >= opening).length;
+    check(subs[s].startsWith(played + (played === 1 ? " move" : " moves")),
+      `${label}: seat ${s} shown with "${subs[s]}", the bot played ${played} moves`);
+  }
+}
+
 const browser = await chromium.launch({
   executablePath: process.env.CHROMIUM || "/usr/bin/chromium",
   args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
@@ -124,6 +161,7 @@ try {
     await expectBoard(page, game, 0, rec.initial_rows, `game ${game + 1} start (picker)`);
     await page.keyboard.press("ArrowRight");
     await expectBoard(page, game, 1, rustRows(game, 1), `game ${game + 1} move 1 (→ key)`);
+    await checkOpening(page, game, `game ${game + 1}`);
     const mid = Math.floor(n / 2);
     await page.locator("#slider").fill(String(mid));
     await expectBoard(page, game, mid, rustRows(game, mid), `game ${game + 1} move ${mid} (slider)`);

@@ -397,6 +397,53 @@ fn plain_replay_shows_the_boards_the_engine_computes() {
     assert!(text.contains("\n  6 . . . . N R . . . .\n"), "{text}");
 }
 
+/// The referee's opening moves (a league's `opening = N`, the record's `opening` count) are shown
+/// as the opening, apart from the bots' play: under a heading of their own, with no bot's name and
+/// no time, since no bot chose them or spent time on them; the bots' moves follow under "Moves".
+#[test]
+fn plain_replay_shows_the_referees_opening_apart_from_play() {
+    let mut game = sample_games()[0].clone();
+    game.opening = 2;
+    let bot = |seat: usize| game.seats[seat].name.clone();
+    let (first, third) = (bot(game.moves[0].seat), bot(game.moves[2].seat));
+    let dir = temp_dir("replay-referee-moves");
+    let path = dir.join("games.jsonl");
+    samples::write(&path, &[game.clone()]);
+    let p = path.to_str().unwrap();
+    let text = multiversi("replay").args(&[p, "--ply", "4"]).ok().stdout();
+    assert!(
+        text.contains(" · opening of 2 moves by the referee · "),
+        "{text}"
+    );
+    let lines: Vec<&str> = text.lines().collect();
+    let at = lines
+        .iter()
+        .position(|l| *l == "Opening: 2 moves played by the referee, not by the bots")
+        .unwrap_or_else(|| panic!("no opening heading in:\n{text}"));
+    for (i, line) in lines[at + 1..at + 3].iter().enumerate() {
+        assert!(line.starts_with(&format!("   {}. ", i + 1)), "{line}");
+        assert!(line.contains(" (opening) "), "{line}");
+        assert!(!line.contains(" ms") && !line.contains(&first), "{line}");
+        assert!(line.contains(&game.moves[i].square.to_string()), "{line}");
+    }
+    assert_eq!(lines[at + 3], "Moves", "{text}");
+    assert!(lines[at + 4].starts_with("   3. "), "{text}");
+    assert!(lines[at + 4].contains(&third) && lines[at + 4].ends_with(" ms"));
+    assert!(!lines[at + 4].contains("(opening)"));
+    // In the middle of the opening, the next move is the referee's too.
+    let text = multiversi("replay").args(&[p, "--ply", "1"]).ok().stdout();
+    assert!(
+        text.contains(" to move, by the referee's opening\n"),
+        "{text}"
+    );
+    // Without an opening, nothing changes: every move is a bot's, with its time.
+    game.opening = 0;
+    samples::write(&path, &[game]);
+    let text = multiversi("replay").args(&[p, "--ply", "4"]).ok().stdout();
+    assert!(!text.contains("opening"), "{text}");
+    assert!(text.contains("\nMoves\n   1. "), "{text}");
+}
+
 #[test]
 fn plain_replay_of_a_whole_file_shows_every_game() {
     let games = sample_games();

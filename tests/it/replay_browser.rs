@@ -42,6 +42,8 @@ fn html_viewer_shows_the_recorded_boards_in_chromium() {
     // A seed above 2^53, which a JavaScript number would round, and a crash's whole Python
     // traceback, which the fault box must show without clipping.
     games[0].seed = Some(11140139307897113782);
+    // The referee's opening (a league's `opening = 3`), which the page must show apart from play.
+    games[1].opening = 3;
     let faulty = games
         .iter_mut()
         .find(|g| !g.faults.is_empty())
