@@ -22,5 +22,6 @@ pub mod reporters;
 pub mod rng;
 pub mod rules;
 pub mod run;
+pub mod sprt;
 pub mod standings;
 pub mod text;

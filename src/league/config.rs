@@ -411,10 +411,49 @@ mod tests {
         [[bot]]\nname = \"b\"\ncommand = \"builtin:greedy\"\n[[bot]]\nname = \"c\"\n\
         command = \"builtin:random\"\n[[bot]]\nname = \"d\"\ncommand = \"builtin:random\"\n";
 
+    /// The example documents the format: every key it sets (or leaves commented out, to its
+    /// default) parses to the value it shows, and its bots are the five it lists, in order.
     #[test]
-    fn the_example_parses() {
+    fn the_example_parses_to_the_values_it_shows() {
         let config = LeagueConfig::parse(EXAMPLE).unwrap();
-        assert!(config.bots.len() >= 4);
+        let bot = |name: &str, command: &str| BotConfig {
+            name: name.into(),
+            command: command.into(),
+            cwd: None,
+            env: BTreeMap::new(),
+        };
+        let expected = LeagueConfig {
+            name: "example".into(),
+            seed: 1,
+            format: "round-robin".into(),
+            candidates: Vec::new(),
+            players: Players::One(4),
+            boards: vec!["8x8".into()],
+            anti: false,
+            blocked: Blocked::Word("none".into()),
+            rounds: 2,
+            opening: 4,
+            sample: None,
+            move_ms: 200,
+            clock_ms: None,
+            increment_ms: 0,
+            startup_ms: 10000,
+            grace_ms: 1000,
+            concurrency: None,
+            out: None,
+            standings_every: 0,
+            limits: Limits::default(),
+            bots: vec![
+                bot("best", "builtin:best"),
+                bot("greedy", "builtin:greedy"),
+                bot("mcts", "builtin:mcts"),
+                bot("random", "builtin:random"),
+                bot("starter-py", "python3 bots/python/starter.py"),
+            ],
+        };
+        assert_eq!(config, expected);
+        // The game size its opening comment counts the games with: C(5,4) deals of 4 players.
+        assert_eq!(config.sizes(), [4]);
     }
 
     #[test]

@@ -9,27 +9,15 @@ use serde_json::Value;
 /// The fault a 4-player match records for `bad.py MODE` in seat 0, as `kind: detail`.
 fn match_fault(name: &str, mode: &str) -> String {
     let dir = temp_dir(name);
-    let bot = format!(
-        "python3 {} {} {mode} 1 0",
-        test_bot("bad.py"),
-        quote(&dir.join("pids"))
-    );
+    let bot = bad_bot(&dir.join("pids"), mode, 1, "0");
     let record = dir.join("games.jsonl");
-    let out = run(&[
-        "match",
-        &bot,
-        "builtin:random",
-        "builtin:random",
-        "builtin:random",
-        "--games",
-        "1",
-        "--move-ms",
-        "2000",
-        "--record",
-        record.to_str().expect("a UTF-8 path"),
-    ]);
+    let out = multiversi("match")
+        .args(&[&bot, "builtin:random", "builtin:random", "builtin:random"])
+        .args(&["--games", "1", "--move-ms", "2000"])
+        .record(&record)
+        .run();
     let games: Vec<GameRecord> = read_records(&record);
-    assert_eq!(games.len(), 1, "{}", stderr(&out));
+    assert_eq!(games.len(), 1, "{}", out.describe());
     let fault = games[0]
         .faults
         .iter()
@@ -46,17 +34,20 @@ fn match_fault(name: &str, mode: &str) -> String {
 fn check_bot_fault(name: &str, mode: &str) -> Value {
     let dir = temp_dir(name);
     let pids = dir.join("pids");
-    let script = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/bots/bad.py");
-    let out = multiversi()
-        .args(["check-bot", "--json", "--move-ms", "2000", "--"])
-        .arg("python3")
-        .arg(&script)
+    let out = multiversi("check-bot")
+        .args(&[
+            "--json",
+            "--move-ms",
+            "2000",
+            "--",
+            "python3",
+            &test_bot("bad.py"),
+        ])
         .arg(&pids)
-        .args([mode, "1", "0"])
-        .output()
-        .expect("multiversi runs");
-    let report: Value = serde_json::from_slice(&out.stdout)
-        .unwrap_or_else(|e| panic!("no JSON ({e}): {}", stderr(&out)));
+        .args(&[mode, "1", "0"])
+        .run();
+    let report: Value = serde_json::from_slice(out.stdout_bytes())
+        .unwrap_or_else(|e| panic!("no JSON ({e}): {}", out.describe()));
     report["checks"]
         .as_array()
         .expect("checks")

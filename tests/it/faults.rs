@@ -16,31 +16,25 @@ fn one_game(name: &str, mode: &str, turn: u32, startup_ms: &str) -> (GameRecord,
 fn game_with(dir: &Path, bot: &str, startup_ms: &str) -> (GameRecord, String) {
     let pids = dir.join("pids");
     let record = dir.join("games.jsonl");
-    let args = vec![
-        "match",
-        bot,
-        "builtin:random",
-        "builtin:greedy",
-        "builtin:random",
-        "--seed",
-        "5",
-        "--move-ms",
-        "400",
-        "--startup-ms",
-        startup_ms,
-        "--grace-ms",
-        "200",
+    let out = multiversi("match")
+        .args(&[bot, "builtin:random", "builtin:greedy", "builtin:random"])
+        .args(&[
+            "--seed",
+            "5",
+            "--move-ms",
+            "400",
+            "--startup-ms",
+            startup_ms,
+        ])
+        .args(&["--grace-ms", "200"])
         // Some of these bots never answer start; the game is still played and recorded.
-        "--keep-going",
-        "--record",
-        record.to_str().unwrap(),
-    ];
-    let out = run(&args);
-    assert!(out.status.success(), "{bot}: {}", stderr(&out));
+        .arg("--keep-going")
+        .record(&record)
+        .ok();
     assert_no_process_left(&pids);
     let mut records = read_records(&record);
     assert_eq!(records.len(), 1);
-    (records.remove(0), stderr(&out))
+    (records.remove(0), out.stderr())
 }
 
 #[test]
@@ -131,10 +125,9 @@ fn each_fault_kind_is_recorded_and_the_game_goes_on() {
 fn faults_before_the_first_move() {
     // A shell bot starts fast even on a loaded machine, so a short startup limit is safe here.
     let dir = temp_dir("no-ready");
-    let bot = format!(
-        "sh -c 'echo $$ >> \"{}\"; exec sleep 100'",
-        dir.join("pids").display()
-    );
+    let pids = dir.join("pids");
+    let script = format!("echo $$ >> {}; exec sleep 100", shell_word(utf8(&pids)));
+    let bot = bot_cmd(&["sh", "-c", &script]);
     let (r, _) = game_with(&dir, &bot, "1000");
     assert_eq!(r.faults[0].kind, FaultKind::Timeout);
     assert!(r.faults[0].detail.contains("no ready within 1000 ms"));
@@ -199,21 +192,20 @@ fn half_the_limit_is_never_flagged_past_it_always_is() {
     let record = dir.join("games.jsonl");
     let half = bad_bot(&pids, "slow", 5, "200");
     let late = bad_bot(&pids, "slow", 5, "800");
-    let out = run(&[
-        "match",
-        &half,
-        &late,
-        "builtin:random",
-        "--move-ms",
-        "400",
-        "--startup-ms",
-        "10000",
-        "--grace-ms",
-        "200",
-        "--record",
-        record.to_str().unwrap(),
-    ]);
-    assert!(out.status.success(), "{}", stderr(&out));
+    multiversi("match")
+        .args(&[
+            &half,
+            &late,
+            "builtin:random",
+            "--move-ms",
+            "400",
+            "--startup-ms",
+            "10000",
+            "--grace-ms",
+            "200",
+        ])
+        .record(&record)
+        .ok();
     assert_no_process_left(&pids);
     let r = &read_records(&record)[0];
     check_record(r);
@@ -243,23 +235,22 @@ fn bots_are_kept_alive_between_games_and_restarted_after_a_crash() {
     let record = dir.join("games.jsonl");
     let crash = bad_bot(&pids, "crash", 2, "0");
     let good = bad_bot(&pids, "good", 0, "0");
-    let out = run(&[
-        "match",
-        &crash,
-        &good,
-        "builtin:random",
-        "--games",
-        "3",
-        "--move-ms",
-        "400",
-        "--startup-ms",
-        "10000",
-        "--grace-ms",
-        "200",
-        "--record",
-        record.to_str().unwrap(),
-    ]);
-    assert!(out.status.success(), "{}", stderr(&out));
+    let out = multiversi("match")
+        .args(&[
+            &crash,
+            &good,
+            "builtin:random",
+            "--games",
+            "3",
+            "--move-ms",
+            "400",
+            "--startup-ms",
+            "10000",
+            "--grace-ms",
+            "200",
+        ])
+        .record(&record)
+        .ok();
     assert_no_process_left(&pids);
     let records = read_records(&record);
     assert_eq!(records.len(), 3);
@@ -271,7 +262,7 @@ fn bots_are_kept_alive_between_games_and_restarted_after_a_crash() {
     let started = std::fs::read_to_string(&pids).unwrap().lines().count();
     assert_eq!(started, 4);
     // The table: the crashing bot lost all three games with three faults.
-    let table = stdout(&out);
+    let table = out.stdout();
     let row = table_row(&table, "bad-crash").expect("a row for the crashing bot");
     let counts = ["games", "wins", "draws", "losses", "faults"].map(|c| row[c].as_str());
     assert_eq!(counts, ["3", "0", "0", "3", "3"], "{table}");
@@ -284,29 +275,28 @@ fn logs_working_directories_and_game_clocks() {
     let logs = dir.join("logs");
     let record = dir.join("games.jsonl");
     // Bot 1 names its script relative to its working directory.
-    let crash = format!("python3 bad.py {} crash 2 0", quote(&pids));
+    let crash = bot_cmd(&["python3", "bad.py", utf8(&pids), "crash", "2", "0"]);
     let cwd = format!("1={}/tests/bots", env!("CARGO_MANIFEST_DIR"));
     // Bot 2 answers in 150 ms against a 400 ms game clock: it runs out by its third turn.
     let slow = bad_bot(&pids, "slow", 10, "150");
-    let out = run(&[
-        "match",
-        &crash,
-        &slow,
-        "builtin:random",
-        "--cwd",
-        &cwd,
-        "--log-dir",
-        logs.to_str().unwrap(),
-        "--clock-ms",
-        "400",
-        "--startup-ms",
-        "10000",
-        "--grace-ms",
-        "200",
-        "--record",
-        record.to_str().unwrap(),
-    ]);
-    assert!(out.status.success(), "{}", stderr(&out));
+    multiversi("match")
+        .args(&[
+            &crash,
+            &slow,
+            "builtin:random",
+            "--cwd",
+            &cwd,
+            "--clock-ms",
+            "400",
+            "--startup-ms",
+            "10000",
+            "--grace-ms",
+            "200",
+        ])
+        .arg("--log-dir")
+        .arg(&logs)
+        .record(&record)
+        .ok();
     assert_no_process_left(&pids);
     let r = &read_records(&record)[0];
     check_record(r);
@@ -348,21 +338,20 @@ fn a_bot_that_exits_between_games_is_started_again_without_a_fault() {
     let pids = dir.join("pids");
     let record = dir.join("games.jsonl");
     let quitter = bad_bot(&pids, "quit-after-end", 0, "0");
-    let out = run(&[
-        "match",
-        &quitter,
-        "builtin:random",
-        "builtin:greedy",
-        "--games",
-        "3",
-        "--startup-ms",
-        "10000",
-        "--grace-ms",
-        "200",
-        "--record",
-        record.to_str().unwrap(),
-    ]);
-    assert!(out.status.success(), "{}", stderr(&out));
+    multiversi("match")
+        .args(&[
+            &quitter,
+            "builtin:random",
+            "builtin:greedy",
+            "--games",
+            "3",
+            "--startup-ms",
+            "10000",
+            "--grace-ms",
+            "200",
+        ])
+        .record(&record)
+        .ok();
     assert_no_process_left(&pids);
     let records = read_records(&record);
     assert_eq!(records.len(), 3);
@@ -377,23 +366,22 @@ fn a_bot_that_floods_stderr_is_never_stalled_and_its_log_is_capped() {
     let logs = dir.join("logs");
     let record = dir.join("games.jsonl");
     let chatty = bad_bot(&pids, "chatty", 0, "0");
-    let out = run(&[
-        "match",
-        &chatty,
-        "builtin:random",
-        "builtin:greedy",
-        "--move-ms",
-        "3000",
-        "--startup-ms",
-        "10000",
-        "--grace-ms",
-        "200",
-        "--log-dir",
-        logs.to_str().unwrap(),
-        "--record",
-        record.to_str().unwrap(),
-    ]);
-    assert!(out.status.success(), "{}", stderr(&out));
+    multiversi("match")
+        .args(&[
+            &chatty,
+            "builtin:random",
+            "builtin:greedy",
+            "--move-ms",
+            "3000",
+            "--startup-ms",
+            "10000",
+            "--grace-ms",
+            "200",
+        ])
+        .arg("--log-dir")
+        .arg(&logs)
+        .record(&record)
+        .ok();
     assert_no_process_left(&pids);
     let r = &read_records(&record)[0];
     assert!(r.faults.is_empty(), "{:?}", r.faults);

@@ -1,4 +1,5 @@
-//! The integration tests: one binary, a module per area, small helpers in `support`.
+//! The integration tests: one binary, a module per area; what more than one module uses is in
+//! `support/`, through which every test runs the multiversi binary.
 
 mod agreement;
 mod bots;

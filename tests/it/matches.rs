@@ -7,21 +7,20 @@ use multiversi::record::GameRecord;
 fn builtin_match_writes_records_that_replay() {
     let dir = temp_dir("builtin");
     let record = dir.join("games.jsonl");
-    let out = run(&[
-        "match",
-        "builtin:random",
-        "builtin:greedy",
-        "builtin:random",
-        "builtin:greedy",
-        "--seed",
-        "7",
-        "--games",
-        "4",
-        "--record",
-        record.to_str().unwrap(),
-    ]);
-    assert!(out.status.success(), "{}", stderr(&out));
-    let table = stdout(&out);
+    let out = multiversi("match")
+        .args(&[
+            "builtin:random",
+            "builtin:greedy",
+            "builtin:random",
+            "builtin:greedy",
+            "--seed",
+            "7",
+            "--games",
+            "4",
+        ])
+        .record(&record)
+        .ok();
+    let table = out.stdout();
     assert!(table.starts_with("  #  bot "), "{table}");
     assert!(
         table.lines().next().unwrap().ends_with("ready as"),
@@ -45,20 +44,19 @@ fn builtin_match_writes_records_that_replay() {
     }
     // The same seed plays the same games.
     let again = dir.join("again.jsonl");
-    let out = run(&[
-        "match",
-        "builtin:random",
-        "builtin:greedy",
-        "builtin:random",
-        "builtin:greedy",
-        "--seed",
-        "7",
-        "--games",
-        "4",
-        "--record",
-        again.to_str().unwrap(),
-    ]);
-    assert!(out.status.success());
+    multiversi("match")
+        .args(&[
+            "builtin:random",
+            "builtin:greedy",
+            "builtin:random",
+            "builtin:greedy",
+            "--seed",
+            "7",
+            "--games",
+            "4",
+        ])
+        .record(&again)
+        .ok();
     let moves = |rs: &[GameRecord]| {
         rs.iter()
             .map(|r| r.moves.iter().map(|m| m.square).collect::<Vec<_>>())
@@ -71,28 +69,26 @@ fn builtin_match_writes_records_that_replay() {
 fn three_players_other_boards_and_blocked_squares() {
     let dir = temp_dir("boards");
     let record = dir.join("games.jsonl");
-    let rec = record.to_str().unwrap();
     for board in ["10x10", "octagon"] {
-        let out = run(&[
-            "match",
-            "builtin:random",
-            "builtin:greedy",
-            "builtin:random",
-            "--board",
-            board,
-            "--anti",
-            "--blocked",
-            "c3",
-            "--blocked-random",
-            "3",
-            "--seed",
-            "3",
-            "--games",
-            "2",
-            "--record",
-            rec,
-        ]);
-        assert!(out.status.success(), "{}", stderr(&out));
+        multiversi("match")
+            .args(&[
+                "builtin:random",
+                "builtin:greedy",
+                "builtin:random",
+                "--board",
+                board,
+                "--anti",
+                "--blocked",
+                "c3",
+                "--blocked-random",
+                "3",
+                "--seed",
+                "3",
+                "--games",
+                "2",
+            ])
+            .record(&record)
+            .ok();
     }
     let records = read_records(&record);
     assert_eq!(records.len(), 4);
@@ -118,19 +114,20 @@ fn three_players_other_boards_and_blocked_squares() {
 
 #[test]
 fn events_stream_is_json_lines() {
-    let out = run(&[
-        "match",
-        "builtin:random",
-        "builtin:greedy",
-        "builtin:random",
-        "builtin:greedy",
-        "--seed",
-        "1",
-        "--events",
-        "--show",
-    ]);
-    assert!(out.status.success(), "{}", stderr(&out));
-    let lines: Vec<serde_json::Value> = stdout(&out)
+    let out = multiversi("match")
+        .args(&[
+            "builtin:random",
+            "builtin:greedy",
+            "builtin:random",
+            "builtin:greedy",
+            "--seed",
+            "1",
+            "--events",
+            "--show",
+        ])
+        .ok();
+    let lines: Vec<serde_json::Value> = out
+        .stdout()
         .lines()
         .map(|l| serde_json::from_str(l).expect("every stdout line is JSON"))
         .collect();
@@ -139,8 +136,8 @@ fn events_stream_is_json_lines() {
     assert_eq!(types.iter().filter(|&&t| t == "move").count(), 60);
     assert_eq!(&types[types.len() - 2..], ["game_end", "match_end"]);
     // Boards and the table went to stderr.
-    assert!(stderr(&out).contains("faults"));
-    assert!(stderr(&out).contains("  a b c d e f g h"));
+    assert!(out.stderr().contains("faults"));
+    assert!(out.stderr().contains("  a b c d e f g h"));
 }
 
 #[test]
@@ -148,14 +145,10 @@ fn without_bots_four_built_in_bots_play() {
     let dir = temp_dir("default");
     let record = dir.join("games.jsonl");
     // A short move limit bounds the built-in searchers' thinking.
-    let out = run(&[
-        "match",
-        "--move-ms",
-        "50",
-        "--record",
-        record.to_str().unwrap(),
-    ]);
-    assert!(out.status.success(), "{}", stderr(&out));
+    multiversi("match")
+        .args(&["--move-ms", "50"])
+        .record(&record)
+        .ok();
     let r = &read_records(&record)[0];
     // README: without bots, `best` plays `brs+`, `greedy` and `random`.
     let commands: Vec<&str> = r.seats.iter().map(|s| s.command[0].as_str()).collect();
@@ -171,16 +164,10 @@ fn without_bots_four_built_in_bots_play() {
     check_record(r);
     // Three players: `best`, `greedy` and `random`.
     let record = dir.join("three.jsonl");
-    let out = run(&[
-        "match",
-        "--players",
-        "3",
-        "--move-ms",
-        "50",
-        "--record",
-        record.to_str().unwrap(),
-    ]);
-    assert!(out.status.success(), "{}", stderr(&out));
+    multiversi("match")
+        .args(&["--players", "3", "--move-ms", "50"])
+        .record(&record)
+        .ok();
     let r = &read_records(&record)[0];
     let commands: Vec<&str> = r.seats.iter().map(|s| s.command[0].as_str()).collect();
     assert_eq!(
@@ -193,15 +180,10 @@ fn without_bots_four_built_in_bots_play() {
 #[test]
 fn match_option_errors() {
     let cases: &[(&[&str], i32, &str)] = &[
-        (
-            &["match", "builtin:random", "builtin:random"],
-            2,
-            "2 bots given",
-        ),
-        (&["match", "--players", "5"], 2, "--players 5"),
+        (&["builtin:random", "builtin:random"], 2, "2 bots given"),
+        (&["--players", "5"], 2, "--players 5"),
         (
             &[
-                "match",
                 "--players",
                 "3",
                 "builtin:random",
@@ -212,10 +194,9 @@ fn match_option_errors() {
             2,
             "--players 3 but 4 bots given",
         ),
-        (&["match", "--move-ms", "0"], 2, "--move-ms 0"),
+        (&["--move-ms", "0"], 2, "--move-ms 0"),
         (
             &[
-                "match",
                 "--cwd",
                 "7=.",
                 "builtin:random",
@@ -225,37 +206,32 @@ fn match_option_errors() {
             2,
             "--cwd 7=.",
         ),
-        (&["match", "--games", "0"], 2, "--games 0"),
-        (&["match", "--board", "9x9"], 2, "'9x9'"),
+        (&["--games", "0"], 2, "--games 0"),
+        (&["--board", "9x9"], 2, "'9x9'"),
         (
-            &["match", "builtin:random", "builtin:nope", "builtin:random"],
+            &["builtin:random", "builtin:nope", "builtin:random"],
             2,
             "'nope'",
         ),
         (
-            &["match", "builtin:random", "builtin:random", "'unclosed"],
+            &["builtin:random", "builtin:random", "'unclosed"],
             2,
             "unterminated",
         ),
         (
-            &[
-                "match",
-                "builtin:random",
-                "builtin:random",
-                "./no-such-bot --x",
-            ],
+            &["builtin:random", "builtin:random", "./no-such-bot --x"],
             4,
             "no-such-bot",
         ),
         (
-            &["match", "--record", "/nonexistent-dir/x.jsonl"],
+            &["--record", "/nonexistent-dir/x.jsonl"],
             5,
             "/nonexistent-dir/x.jsonl",
         ),
     ];
     for (args, code, needle) in cases {
-        let out = run(args);
-        assert_eq!(out.status.code(), Some(*code), "{args:?}: {}", stderr(&out));
-        assert!(stderr(&out).contains(needle), "{args:?}: {}", stderr(&out));
+        let out = multiversi("match").args(args).run();
+        out.assert_code(*code);
+        out.assert_stderr_has(needle);
     }
 }

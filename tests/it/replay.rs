@@ -11,16 +11,18 @@ fn verify_accepts_every_board_shape_blocked_squares_and_faults() {
     let dir = temp_dir("replay-verify-good");
     let path = dir.join("games.jsonl");
     samples::write(&path, &sample_games());
-    let out = run(&["replay", "--verify", path.to_str().unwrap()]);
+    let out = multiversi("replay")
+        .args(&["--verify", path.to_str().unwrap()])
+        .run();
     assert_eq!(
         out.status.code(),
         Some(0),
         "{}{}",
-        stdout(&out),
-        stderr(&out)
+        out.stdout(),
+        out.stderr()
     );
     assert_eq!(
-        stdout(&out),
+        out.stdout(),
         "verified 5 games: 5 hold, 0 do not; 0 damaged lines\n"
     );
 }
@@ -135,9 +137,9 @@ fn verify_names_the_line_game_ply_and_difference_of_each_problem() {
     let path = dir.join("games.jsonl");
     samples::write(&path, &games);
     let p = path.to_str().unwrap();
-    let out = run(&["replay", "--verify", p]);
-    let text = stdout(&out);
-    assert_eq!(out.status.code(), Some(1), "{text}{}", stderr(&out));
+    let out = multiversi("replay").args(&["--verify", p]).run();
+    let text = out.stdout();
+    assert_eq!(out.status.code(), Some(1), "{text}{}", out.stderr());
     let expect = [
         format!("{p}:2: game illegal: ply 5: "),
         "the square is occupied".to_string(),
@@ -172,7 +174,7 @@ fn verify_names_the_line_game_ply_and_difference_of_each_problem() {
     }
     assert!(!text.contains(&format!("{p}:1:")), "{text}");
     assert!(!text.contains(&format!("{p}:7:")), "{text}");
-    assert!(stderr(&out).contains("8 of 11 games do not hold"));
+    assert!(out.stderr().contains("8 of 11 games do not hold"));
 }
 
 #[test]
@@ -193,9 +195,9 @@ fn a_damaged_line_is_reported_and_the_other_games_still_checked() {
     let path = dir.join("games.jsonl");
     std::fs::write(&path, text).unwrap();
     let p = path.to_str().unwrap();
-    let out = run(&["replay", "--verify", p]);
-    let text = stdout(&out);
-    assert_eq!(out.status.code(), Some(3), "{text}{}", stderr(&out));
+    let out = multiversi("replay").args(&["--verify", p]).run();
+    let text = out.stdout();
+    assert_eq!(out.status.code(), Some(3), "{text}{}", out.stderr());
     assert!(
         text.contains(&format!("{p}:3: record format version 2 is not supported")),
         "{text}"
@@ -216,47 +218,41 @@ fn a_damaged_line_is_reported_and_the_other_games_still_checked() {
 
 #[test]
 fn missing_files_and_unknown_games_are_named() {
-    let out = run(&["replay", "no/such/records.jsonl"]);
-    assert_eq!(out.status.code(), Some(3));
-    assert!(
-        stderr(&out).contains("no/such/records.jsonl: no such file"),
-        "{}",
-        stderr(&out)
-    );
+    let out = multiversi("replay").args(&["no/such/records.jsonl"]).run();
+    out.assert_code(3);
+    out.assert_stderr_has("no/such/records.jsonl: no such file");
 
     let dir = temp_dir("replay-select");
     let path = dir.join("games.jsonl");
     samples::write(&path, &sample_games()[..2]);
     let p = path.to_str().unwrap();
     for wanted in ["7", "nope"] {
-        let out = run(&["replay", p, "--game", wanted]);
-        assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
-        let err = stderr(&out);
+        let out = multiversi("replay").args(&[p, "--game", wanted]).run();
+        out.assert_code(2);
+        let err = out.stderr();
         assert!(err.contains(&format!("no game '{wanted}'")), "{err}");
         assert!(
             err.contains("1 20261129-113000-0001, 2 20261129-113000-0002"),
             "{err}"
         );
     }
-    let out = run(&["replay", p, "--game", "2", "--ply", "999"]);
-    assert_eq!(out.status.code(), Some(2));
-    assert!(stderr(&out).contains("--ply 999: game 20261129-113000-0002 has"));
-    let out = run(&["replay", p, "--html", "no/such/dir/out.html"]);
-    assert_eq!(out.status.code(), Some(5));
-    assert!(
-        stderr(&out).contains("cannot write no/such/dir/out.html"),
-        "{}",
-        stderr(&out)
-    );
+    let out = multiversi("replay")
+        .args(&[p, "--game", "2", "--ply", "999"])
+        .run();
+    out.assert_code(2);
+    assert!(out
+        .stderr()
+        .contains("--ply 999: game 20261129-113000-0002 has"));
+    let out = multiversi("replay")
+        .args(&[p, "--html", "no/such/dir/out.html"])
+        .run();
+    out.assert_code(5);
+    out.assert_stderr_has("cannot write no/such/dir/out.html");
     let empty = dir.join("empty.jsonl");
     std::fs::write(&empty, "").unwrap();
-    let out = run(&["replay", empty.to_str().unwrap()]);
-    assert_eq!(out.status.code(), Some(3));
-    assert!(
-        stderr(&out).contains("no readable game"),
-        "{}",
-        stderr(&out)
-    );
+    let out = multiversi("replay").arg(&empty).run();
+    out.assert_code(3);
+    out.assert_stderr_has("no readable game");
 }
 
 /// The board lines of plain output that follow "Board after move N", as rows of letters.
@@ -283,16 +279,10 @@ fn plain_replay_shows_the_boards_the_engine_computes() {
     for (n, rec) in games.iter().enumerate() {
         let total = rec.moves.len();
         for ply in [0, 1, total / 2, total] {
-            let out = run(&[
-                "replay",
-                p,
-                "--game",
-                &(n + 1).to_string(),
-                "--ply",
-                &ply.to_string(),
-            ]);
-            assert!(out.status.success(), "{}", stderr(&out));
-            let text = stdout(&out);
+            let out = multiversi("replay")
+                .args(&[p, "--game", &(n + 1).to_string(), "--ply", &ply.to_string()])
+                .ok();
+            let text = out.stdout();
             assert!(!text.contains('\x1b'), "colour codes when piped");
             let heading = format!("Board after move {ply} of {total}");
             assert_eq!(
@@ -311,8 +301,10 @@ fn plain_replay_shows_the_boards_the_engine_computes() {
         }
     }
     // The octagon with faults: disqualifications shown where they happened, and the result.
-    let out = run(&["replay", p, "--game", "20261129-113000-0005"]);
-    let text = stdout(&out);
+    let out = multiversi("replay")
+        .args(&[p, "--game", "20261129-113000-0005"])
+        .run();
+    let text = out.stdout();
     assert!(
         text.contains("✗ White random disqualified after move 5: timeout (test fault of seat 1)"),
         "{text}"
@@ -327,8 +319,10 @@ fn plain_replay_shows_the_boards_the_engine_computes() {
     );
     assert!(text.contains("Ranking: 1. "), "{text}");
     // A 3-player game shows the neutral disc and its count.
-    let out = run(&["replay", p, "--game", "2", "--ply", "0"]);
-    let text = stdout(&out);
+    let out = multiversi("replay")
+        .args(&[p, "--game", "2", "--ply", "0"])
+        .run();
+    let text = out.stdout();
     assert!(text.contains("neutral 1"), "{text}");
     // The octagon's cut corners, the centre and the neutral disc (e6) as the record writes them.
     assert!(text.contains("\n  1 - - . . . . . . - -\n"), "{text}");
@@ -342,9 +336,8 @@ fn plain_replay_of_a_whole_file_shows_every_game() {
     let dir = temp_dir("replay-all");
     let path = dir.join("games.jsonl");
     samples::write(&path, &games);
-    let out = run(&["replay", path.to_str().unwrap()]);
-    assert!(out.status.success());
-    let text = stdout(&out);
+    let out = multiversi("replay").arg(&path).ok();
+    let text = out.stdout();
     assert_eq!(text.matches("Result: ").count(), games.len());
     for rec in &games {
         assert!(text.contains(&format!("Game {} (", rec.game)));
@@ -357,15 +350,10 @@ fn animate_prints_every_board_when_piped() {
     let dir = temp_dir("replay-animate");
     let path = dir.join("games.jsonl");
     samples::write(&path, &games[1..2]);
-    let out = run(&[
-        "replay",
-        path.to_str().unwrap(),
-        "--animate",
-        "--delay",
-        "0",
-    ]);
-    assert!(out.status.success(), "{}", stderr(&out));
-    let text = stdout(&out);
+    let out = multiversi("replay")
+        .args(&[path.to_str().unwrap(), "--animate", "--delay", "0"])
+        .ok();
+    let text = out.stdout();
     let total = games[1].moves.len();
     // One board per position: the start and after each move; each board ends with its discs line.
     assert_eq!(text.matches("Discs: ").count(), total + 1, "{text}");
@@ -384,16 +372,18 @@ fn real_match_records_verify_and_replay_to_their_final_boards() {
         "the game with `false` records its crash"
     );
     let p = path.to_str().unwrap();
-    let out = run(&["replay", "--verify", p]);
-    assert_eq!(out.status.code(), Some(0), "{}", stdout(&out));
+    let out = multiversi("replay").args(&["--verify", p]).run();
+    assert_eq!(out.status.code(), Some(0), "{}", out.stdout());
     assert_eq!(
-        stdout(&out),
+        out.stdout(),
         "verified 3 games: 3 hold, 0 do not; 0 damaged lines\n"
     );
     for (n, rec) in games.iter().enumerate() {
-        let out = run(&["replay", p, "--game", &(n + 1).to_string()]);
+        let out = multiversi("replay")
+            .args(&[p, "--game", &(n + 1).to_string()])
+            .run();
         let total = rec.moves.len();
-        let text = stdout(&out);
+        let text = out.stdout();
         let heading = format!("Board after move {total} of {total}");
         assert_eq!(board_after(&text, &heading), rec.final_rows, "{text}");
     }
@@ -403,13 +393,11 @@ fn real_match_records_verify_and_replay_to_their_final_boards() {
     m.flips.clear();
     let bad_path = dir.join("bad.jsonl");
     samples::write(&bad_path, &[bad]);
-    let out = run(&["replay", "--verify", bad_path.to_str().unwrap()]);
-    assert_eq!(out.status.code(), Some(1), "{}", stdout(&out));
-    assert!(
-        stdout(&out).contains("by the rules, but the record says nothing"),
-        "{}",
-        stdout(&out)
-    );
+    let out = multiversi("replay")
+        .args(&["--verify", bad_path.to_str().unwrap()])
+        .run();
+    assert_eq!(out.status.code(), Some(1), "{}", out.stdout());
+    out.assert_stdout_has("by the rules, but the record says nothing");
 }
 
 #[test]
@@ -420,32 +408,29 @@ fn records_of_faulty_bots_verify() {
     let path = dir.join("games.jsonl");
     // Quoted paths: a checkout whose path holds a space must not turn every bot into one that
     // cannot start (which would still give records that verify).
-    let bad = test_bot("bad.py");
-    let pids = quote(&dir.join("pids"));
-    let bot = |mode: &str, turn: &str| format!("python3 {bad} {pids} {mode} {turn}");
+    let (bad, pids) = (test_bot("bad.py"), dir.join("pids"));
+    let bot = |mode: &str, turn: &str| bot_cmd(&["python3", &bad, utf8(&pids), mode, turn]);
     for (a, b) in [
         (bot("illegal", "3"), bot("garbage", "5")),
         (bot("exit-at-once", "1"), bot("spam", "2")),
         (bot("crash", "4"), bot("hang", "2")),
     ] {
-        let out = run(&[
-            "match",
-            &a,
-            "builtin:random",
-            &b,
-            "builtin:greedy",
-            "--seed",
-            "3",
-            "--move-ms",
-            "300",
-            "--grace-ms",
-            "100",
-            // `exit-at-once` never answers start: play the game anyway.
-            "--keep-going",
-            "--record",
-            path.to_str().unwrap(),
-        ]);
-        assert!(out.status.success(), "{}", stderr(&out));
+        multiversi("match")
+            .args(&[
+                &a,
+                "builtin:random",
+                &b,
+                "builtin:greedy",
+                "--seed",
+                "3",
+                "--move-ms",
+                "300",
+                "--grace-ms",
+                "100", // `exit-at-once` never answers start: play the game anyway.
+                "--keep-going",
+            ])
+            .record(&path)
+            .ok();
     }
     use multiversi::record::FaultKind::*;
     // Each game's faults as (seat, kind): seat 0 and seat 2 are the two scripted bots.
@@ -466,7 +451,9 @@ fn records_of_faulty_bots_verify() {
         );
         check_record(r);
     }
-    let out = run(&["replay", "--verify", path.to_str().unwrap()]);
-    assert_eq!(out.status.code(), Some(0), "{}", stdout(&out));
-    assert!(stdout(&out).contains("verified 3 games: 3 hold"));
+    let out = multiversi("replay")
+        .args(&["--verify", path.to_str().unwrap()])
+        .run();
+    assert_eq!(out.status.code(), Some(0), "{}", out.stdout());
+    assert!(out.stdout().contains("verified 3 games: 3 hold"));
 }

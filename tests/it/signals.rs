@@ -20,12 +20,11 @@ fn lines(path: &Path) -> usize {
 
 /// Starts a long match of slow bots (one with a helper that ignores SIGTERM) and returns it
 /// once at least one game is on disk.
-fn long_match(dir: &Path) -> KillOnDrop {
+fn long_match(dir: &Path) -> Running {
     let pids = dir.join("pids");
     let record = dir.join("games.jsonl");
-    let child = multiversi()
-        .args([
-            "match",
+    let child = multiversi("match")
+        .args(&[
             &bad_bot(&pids, "orphan", 0, "0"),
             &bad_bot(&pids, "slow", 1000, "5"),
             &bad_bot(&pids, "slow", 1000, "5"),
@@ -33,14 +32,10 @@ fn long_match(dir: &Path) -> KillOnDrop {
             "1000",
             "--startup-ms",
             "10000",
-            "--record",
-            record.to_str().unwrap(),
         ])
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("multiversi starts");
-    let child = KillOnDrop(child);
+        .record(&record)
+        .stdout_to(Stdio::null())
+        .spawn();
     wait_for("a finished game", || lines(&record) >= 1);
     child
 }
@@ -64,20 +59,16 @@ fn ctrl_c_sigterm_and_sighup_end_the_run_at_once_and_keep_finished_games() {
 fn interrupt(signal: libc::c_int, name: &str) {
     let dir = temp_dir(name);
     let mut child = long_match(&dir);
-    // SAFETY: signalling the child we started.
-    unsafe {
-        libc::kill(child.id() as i32, signal);
-    }
+    child.signal(signal);
     let asked = Instant::now();
-    let status = child.wait().expect("multiversi ends");
+    let status = child.wait();
     assert!(
         asked.elapsed() < Duration::from_secs(5),
         "{name}: {:?}",
         asked.elapsed()
     );
     assert_eq!(status.code(), Some(130), "{name}");
-    let mut err = String::new();
-    std::io::Read::read_to_string(child.stderr.as_mut().unwrap(), &mut err).unwrap();
+    let err = child.finish().stderr();
     assert!(err.contains("interrupted after"), "{name}: {err}");
     // The signal's handler killed the bots: that is not their fault, and nothing says it is.
     assert!(!err.contains("disqualified"), "{name}: {err}");
@@ -96,8 +87,8 @@ fn interrupt(signal: libc::c_int, name: &str) {
 fn a_killed_referee_takes_its_bots_and_their_helpers_along() {
     let dir = temp_dir("sigkill");
     let mut child = long_match(&dir);
-    child.kill().expect("SIGKILL");
-    child.wait().expect("reaped");
+    child.signal(libc::SIGKILL);
+    child.wait();
     // Complete lines only: the game being played when the referee died is simply not there.
     for r in read_records(&dir.join("games.jsonl")) {
         check_record(&r);

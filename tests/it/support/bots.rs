@@ -1,36 +1,34 @@
 //! The scripted test bots of `tests/bots/` and what they write down.
 
-use super::shell::quote;
+use super::shell::{bot_cmd, utf8};
 use std::path::Path;
 
-/// A test bot script under `tests/bots/`, quoted for a bot command.
+/// The path of a test bot script under `tests/bots/`, as a word for `bot_cmd`.
 pub fn test_bot(script: &str) -> String {
-    quote(
-        &Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("tests/bots")
-            .join(script),
-    )
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/bots")
+        .join(script);
+    utf8(&path).to_string()
 }
 
 /// The command line of `tests/bots/bad.py`, which writes its pid to `pids` and misbehaves as
-/// `mode` says from its turn `turn` on (`arg` is the mode's parameter).
+/// `mode` says from its turn `turn` on (`arg` is the mode's parameter; empty, none is given).
 pub fn bad_bot(pids: &Path, mode: &str, turn: u32, arg: &str) -> String {
-    format!(
-        "python3 {} {} {mode} {turn} {arg}",
-        test_bot("bad.py"),
-        quote(pids)
-    )
+    let (script, turn) = (test_bot("bad.py"), turn.to_string());
+    let mut words = vec!["python3", &script, utf8(pids), mode, &turn];
+    if !arg.is_empty() {
+        words.push(arg);
+    }
+    bot_cmd(&words)
 }
 
 /// The command of `tests/bots/probe.py`, which writes its pid to `dir/pids` and everything it
-/// is sent to `dir/LOG`, with its options (`delay=100`, `fault=late`, …).
-pub fn probe(dir: &Path, log: &str, options: &str) -> String {
-    format!(
-        "python3 {} {} {} {options}",
-        test_bot("probe.py"),
-        quote(&dir.join("pids")),
-        quote(&dir.join(log))
-    )
+/// is sent to `dir/LOG`, with its options (`delay=100`, `fault=late`, …), one word each.
+pub fn probe(dir: &Path, log: &str, options: &[&str]) -> String {
+    let (script, pids, log) = (test_bot("probe.py"), dir.join("pids"), dir.join(log));
+    let mut words = vec!["python3", &script, utf8(&pids), utf8(&log)];
+    words.extend(options);
+    bot_cmd(&words)
 }
 
 /// One event a probe bot wrote down.

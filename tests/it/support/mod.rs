@@ -1,8 +1,12 @@
 //! Helpers shared by the integration tests' modules. Anything more than one module uses lives
-//! here, by what it is for; a module's own helpers stay in that module.
+//! here, by what it is for; a module's own helpers stay in that module. Every test runs the
+//! multiversi binary through `command` (`multiversi("match")…run()`), and builds every bot command
+//! line with `shell::bot_cmd`, so that a path with a space stays one word.
 //!
-//! - `command`: running the multiversi binary;
-//! - `shell`: words for the bot command lines multiversi splits like a shell;
+//! - `command`: running the multiversi binary (arguments, directory, environment, input, a
+//!   watchdog), and its status and output with assertions that show the command line;
+//! - `shell`: words for the command lines multiversi splits like a shell (bot commands), for
+//!   `sh` and for league configs;
 //! - `bots`: the scripted test bots of `tests/bots/` and what they write down;
 //! - `records`: reading game records back, and the checks every recorded game must pass;
 //! - `samples`: game records generated with the rules engine, for replay and standings;

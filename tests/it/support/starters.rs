@@ -1,6 +1,7 @@
 //! The starter bots of `bots/` (Python, JavaScript, C, Rust) as the tests run them: the C and
 //! Rust bots built once per test run into `CARGO_TARGET_TMPDIR`.
 
+use super::shell::{bot_cmd, utf8};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::OnceLock;
@@ -74,11 +75,6 @@ pub struct Bot {
     pub arg: String,
 }
 
-/// A path as one word of a BOT argument.
-fn quoted(path: &Path) -> String {
-    format!("'{}'", path.display())
-}
-
 pub fn bot(language: &str) -> Bot {
     let path = |p: &str| repo().join(p);
     match language {
@@ -95,12 +91,12 @@ pub fn bot(language: &str) -> Bot {
         "c" => Bot {
             name: "starter-c",
             command: vec![c_bot().to_path_buf()],
-            arg: quoted(c_bot()),
+            arg: bot_cmd(&[utf8(c_bot())]),
         },
         "rust" => Bot {
             name: "starter-rust",
             command: vec![rust_bot().to_path_buf()],
-            arg: quoted(rust_bot()),
+            arg: bot_cmd(&[utf8(rust_bot())]),
         },
         _ => unreachable!(),
     }
