@@ -30,6 +30,7 @@
 
 use crate::procfs;
 use clap::Args;
+use nix::sys::resource::{getrlimit, setrlimit, Resource};
 use serde::{Deserialize, Serialize};
 use std::io;
 
@@ -119,41 +120,22 @@ impl Limits {
     /// make async-signal-safe calls).
     pub(crate) fn rlimits(&self) -> ChildLimits {
         const MIB: u64 = 1 << 20;
-        let mut set = ChildLimits::default();
-        let mut push = |resource, value: u64| {
-            if set.len < set.items.len() {
-                set.items[set.len] = (resource, value);
-                set.len += 1;
-            }
-        };
-        if let Some(mb) = self.memory_mb {
-            push(libc::RLIMIT_DATA, mb * MIB);
-        }
-        if let Some(s) = self.cpu_s {
-            push(libc::RLIMIT_CPU, s);
-        }
-        if let Some(n) = self.files {
-            push(libc::RLIMIT_NOFILE, n);
-        }
-        if let Some(mb) = self.file_size_mb {
-            push(libc::RLIMIT_FSIZE, mb * MIB);
-            push(libc::RLIMIT_CORE, 0);
-        }
-        set
+        let set = [
+            self.memory_mb.map(|mb| (Resource::RLIMIT_DATA, mb * MIB)),
+            self.cpu_s.map(|s| (Resource::RLIMIT_CPU, s)),
+            self.files.map(|n| (Resource::RLIMIT_NOFILE, n)),
+            self.file_size_mb
+                .map(|mb| (Resource::RLIMIT_FSIZE, mb * MIB)),
+            self.file_size_mb.map(|_| (Resource::RLIMIT_CORE, 0)),
+        ];
+        ChildLimits { items: set }
     }
 }
-
-/// The resource type `setrlimit` takes on this C library.
-#[cfg(target_env = "gnu")]
-type Resource = libc::__rlimit_resource_t;
-#[cfg(not(target_env = "gnu"))]
-type Resource = libc::c_int;
 
 /// Limits to set between fork and exec: a fixed array, so that nothing is allocated there.
 #[derive(Clone, Copy, Default)]
 pub(crate) struct ChildLimits {
-    items: [(Resource, u64); 5],
-    len: usize,
+    items: [Option<(Resource, u64)>; 5],
 }
 
 impl ChildLimits {
@@ -164,26 +146,15 @@ impl ChildLimits {
     /// Runs in the child between fork and exec: only `getrlimit`/`setrlimit`, which are plain
     /// system calls.
     pub(crate) fn apply(&self) -> io::Result<()> {
-        for &(resource, value) in &self.items[..self.len] {
-            let mut limit = libc::rlimit {
-                rlim_cur: 0,
-                rlim_max: 0,
+        for &(resource, value) in self.items.iter().flatten() {
+            let (_, hard) = getrlimit(resource)?;
+            let soft = (value as libc::rlim_t).min(hard);
+            let hard = if resource == Resource::RLIMIT_CPU {
+                hard
+            } else {
+                soft
             };
-            // SAFETY: getrlimit/setrlimit on this process with a valid struct.
-            unsafe {
-                if libc::getrlimit(resource, &mut limit) != 0 {
-                    return Err(io::Error::last_os_error());
-                }
-                let value = value as libc::rlim_t;
-                let hard = limit.rlim_max;
-                limit.rlim_cur = value.min(hard);
-                if resource != libc::RLIMIT_CPU {
-                    limit.rlim_max = limit.rlim_cur;
-                }
-                if libc::setrlimit(resource, &limit) != 0 {
-                    return Err(io::Error::last_os_error());
-                }
-            }
+            setrlimit(resource, soft, hard)?;
         }
         Ok(())
     }
@@ -210,7 +181,8 @@ impl Enforced {
 }
 
 /// Raises a process's CPU soft limit to `until` seconds of its life (the hard limit is kept;
-/// the soft limit never goes above it).
+/// the soft limit never goes above it). libc, not nix: nix sets limits only of its own process,
+/// and this is another one (`prlimit`).
 fn renew_cpu_limit(pid: i32, until: u64) -> io::Result<()> {
     let mut old = libc::rlimit {
         rlim_cur: 0,
@@ -499,15 +471,8 @@ mod tests {
 
     /// This thread's CPU time, from a clock independent of `/proc`.
     fn cpu_time_of_thread() -> f64 {
-        let mut t = libc::timespec {
-            tv_sec: 0,
-            tv_nsec: 0,
-        };
-        // SAFETY: clock_gettime fills the struct it is given.
-        assert_eq!(
-            unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut t) },
-            0
-        );
-        t.tv_sec as f64 + t.tv_nsec as f64 / 1e9
+        use nix::time::{clock_gettime, ClockId};
+        let t = clock_gettime(ClockId::CLOCK_THREAD_CPUTIME_ID).unwrap();
+        t.tv_sec() as f64 + t.tv_nsec() as f64 / 1e9
     }
 }

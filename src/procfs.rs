@@ -7,6 +7,8 @@
 //! and tested once. Hand-written rather than the `procfs` crate: four fields of one file do not
 //! warrant a dependency of that size.
 
+use nix::unistd::{sysconf, SysconfVar};
+
 /// What the referee needs from `/proc/PID/stat`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Stat {
@@ -24,8 +26,7 @@ pub struct Stat {
 impl Stat {
     /// The CPU time used, in seconds.
     pub fn cpu_seconds(&self) -> f64 {
-        // SAFETY: sysconf has no preconditions.
-        let ticks = unsafe { libc::sysconf(libc::_SC_CLK_TCK) };
+        let ticks = sysconf(SysconfVar::CLK_TCK).ok().flatten().unwrap_or(100);
         self.cpu_ticks as f64 / ticks.max(1) as f64
     }
 }
@@ -116,8 +117,10 @@ mod tests {
     fn this_process_is_seen_in_its_own_group() {
         let me = std::process::id() as i32;
         let mine = stat(me).unwrap();
-        // SAFETY: getppid and getpgrp cannot fail.
-        let (parent, group) = unsafe { (libc::getppid(), libc::getpgrp()) };
+        let (parent, group) = (
+            nix::unistd::getppid().as_raw(),
+            nix::unistd::getpgrp().as_raw(),
+        );
         assert_eq!((mine.pid, mine.ppid, mine.pgid), (me, parent, group));
         assert!(!mine.zombie);
         assert!(group_members(group).contains(&me));

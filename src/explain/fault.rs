@@ -17,15 +17,9 @@ const TRACEBACK_LINES: usize = 40;
 /// Longest stderr line shown; longer ones are cut.
 const STDERR_LINE_CHARS: usize = 200;
 
-/// The kind as the record spells it (`malformed`), which is also what `--events` and
-/// `protocol/PROTOCOL.md` call it.
+/// The kind as the record spells it: `FaultKind::as_str`, under the name its callers know.
 pub fn kind_name(kind: FaultKind) -> &'static str {
-    match kind {
-        FaultKind::Timeout => "timeout",
-        FaultKind::Crash => "crash",
-        FaultKind::Malformed => "malformed",
-        FaultKind::Illegal => "illegal",
-    }
+    kind.as_str()
 }
 
 /// Who faulted, and where its whole stderr is kept.
@@ -50,7 +44,7 @@ pub fn fault_message(game: &str, bot: &FaultedBot, fault: &FaultRecord) -> Strin
         fault.seat,
         Colour::of_seat(fault.seat),
         fault.ply,
-        kind_name(fault.kind),
+        fault.kind,
         visible(&fault.detail)
     );
     if let Some(text) = &fault.text {

@@ -201,7 +201,7 @@ fn deal_plan(config: &LeagueConfig, deal: &Deal, finished: &Recorded) -> Result<
     let games = (0..factorial(k))
         .filter(|&s| !finished.indices.contains(&deal.game_index(s)))
         .map(|s| GamePlan {
-            id: format!("{}-{}", config.name, deal.game_index(s)),
+            id: deal.game_id(&config.name, &config.boards[deal.board], s),
             place: ScheduleRef {
                 run: config.name.clone(),
                 index: deal.game_index(s),

@@ -47,6 +47,8 @@ pub struct Deal {
     /// Stable identity (see the module's documentation); not a count.
     pub number: u64,
     pub round: u32,
+    /// Earlier draws of the same bots in this round (only a sampled round draws a set twice).
+    pub repeat: u64,
     /// The bots, by their place in the league's list, ascending.
     pub bots: Vec<usize>,
     pub board: usize,
@@ -58,6 +60,24 @@ impl Deal {
     /// How many seatings (k!).
     pub fn seatings(&self) -> u32 {
         factorial(self.bots.len())
+    }
+
+    /// A game's id as a person can say it and find it: the league, the round, the bots by their
+    /// place in the league's list, the board, the seating (`club-r1-1.2.3.4-8x8-s05`), with
+    /// `xN` after the round for a set of bots a sampled round drew again. As unique as the
+    /// game's index, and as stable: nothing in it changes when bots or rounds are added.
+    pub fn game_id(&self, league: &str, board: &str, seating: u32) -> String {
+        let bots: Vec<String> = self.bots.iter().map(|b| (b + 1).to_string()).collect();
+        let again = match self.repeat {
+            0 => String::new(),
+            n => format!("x{n}"),
+        };
+        format!(
+            "{league}-r{}{again}-{}-{board}-s{:02}",
+            self.round + 1,
+            bots.join("."),
+            seating + 1
+        )
     }
 
     /// The schedule-wide index of one of the deal's games.
@@ -195,6 +215,7 @@ impl Shape {
                         deals.push(Deal {
                             number,
                             round,
+                            repeat,
                             bots: set.clone(),
                             board,
                             seed: mix(self.seed, number),
@@ -340,5 +361,54 @@ mod tests {
         for (i, s) in sets.iter().enumerate() {
             assert_eq!(colex_rank(s), i as u64);
         }
+    }
+}
+
+#[cfg(test)]
+mod id_tests {
+    use super::*;
+    use std::collections::HashSet;
+
+    #[test]
+    fn game_ids_are_readable_and_unique_even_when_a_sample_draws_a_set_again() {
+        let shape = Shape {
+            bots: 5,
+            candidates: vec![],
+            sizes: vec![3, 4],
+            boards: 2,
+            rounds: 3,
+            sample: Some(40),
+            seed: 11,
+        };
+        let boards = ["8x8", "10x10"];
+        let deals = shape.deals();
+        assert!(
+            deals.iter().any(|d| d.repeat > 0),
+            "the sample draws some set twice"
+        );
+        let mut ids = HashSet::new();
+        for d in &deals {
+            for s in 0..d.seatings() {
+                assert!(ids.insert(d.game_id("club", boards[d.board], s)));
+            }
+        }
+        let d = Deal {
+            number: 0,
+            round: 0,
+            repeat: 0,
+            bots: vec![0, 1, 2, 3],
+            board: 0,
+            seed: 0,
+        };
+        assert_eq!(d.game_id("club", "8x8", 4), "club-r1-1.2.3.4-8x8-s05");
+        let again = Deal {
+            repeat: 2,
+            round: 1,
+            ..d
+        };
+        assert_eq!(
+            again.game_id("club", "octagon", 0),
+            "club-r2x2-1.2.3.4-octagon-s01"
+        );
     }
 }

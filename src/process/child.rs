@@ -9,8 +9,12 @@ use super::safety::{
 };
 use super::stderr::Stderr;
 use crate::limits::{Enforced, Limits};
+use nix::fcntl::{fcntl, FcntlArg, OFlag};
+use nix::sys::prctl;
+use nix::sys::signal::{killpg, Signal};
+use nix::unistd::{getpid, getppid, Pid};
 use std::io::{self, Read, Write};
-use std::os::fd::{AsRawFd, RawFd};
+use std::os::fd::{AsFd, AsRawFd};
 use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::path::Path;
 use std::process::{Child, ChildStdin, ChildStdout, Command, ExitStatus, Stdio};
@@ -77,14 +81,10 @@ pub struct BotProcess {
     enforced: Enforced,
 }
 
-fn set_nonblocking(fd: RawFd) -> io::Result<()> {
-    // SAFETY: fcntl on a descriptor we own.
-    unsafe {
-        let flags = libc::fcntl(fd, libc::F_GETFL);
-        if flags < 0 || libc::fcntl(fd, libc::F_SETFL, flags | libc::O_NONBLOCK) < 0 {
-            return Err(io::Error::last_os_error());
-        }
-    }
+fn set_nonblocking(fd: impl AsFd) -> io::Result<()> {
+    let fd = fd.as_fd();
+    let flags = OFlag::from_bits_retain(fcntl(fd, FcntlArg::F_GETFL)?);
+    fcntl(fd, FcntlArg::F_SETFL(flags | OFlag::O_NONBLOCK))?;
     Ok(())
 }
 
@@ -136,18 +136,17 @@ impl BotProcess {
         }
         command.envs(env.iter().map(|(k, v)| (k, v)));
         let rlimits = limits.rlimits();
-        // SAFETY: getpid/prctl/getppid/setrlimit are async-signal-safe, as pre_exec requires.
-        let parent = unsafe { libc::getpid() };
+        let parent = getpid();
+        // SAFETY: the closure makes only system calls (prctl, getppid, getrlimit, setrlimit)
+        // and allocates nothing, as code between fork and exec must.
         unsafe {
             command.pre_exec(move || {
                 // The kernel sends SIGKILL to this child when the thread that started it ends:
                 // the referee's main thread, or the worker that owns the bot, which shuts its
                 // bots down before it ends.
-                if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL as libc::c_ulong) != 0 {
-                    return Err(io::Error::last_os_error());
-                }
+                prctl::set_pdeathsig(Signal::SIGKILL)?;
                 // The referee may have died between fork and prctl: then nothing would kill us.
-                if libc::getppid() != parent {
+                if getppid() != parent {
                     return Err(io::Error::other("the referee is gone"));
                 }
                 rlimits.apply()
@@ -191,9 +190,9 @@ impl BotProcess {
             enforced: Enforced::new(*limits),
         };
         if let Some(stdin) = &bot.stdin {
-            set_nonblocking(stdin.as_raw_fd())?;
+            set_nonblocking(stdin)?;
         }
-        set_nonblocking(bot.stdout.as_raw_fd())?;
+        set_nonblocking(&bot.stdout)?;
         Ok(bot)
     }
 
@@ -482,6 +481,9 @@ impl BotProcess {
         if self.status.is_some() {
             return self.status;
         }
+        // libc, not nix: nix's `waitid` turns the status into its `WaitStatus`, which has no
+        // room for a signal it has no name for (real-time signals) and fails on one; a bot may
+        // die of any signal.
         // SAFETY: waitid on our own child with a zeroed siginfo to fill.
         unsafe {
             let mut info: libc::siginfo_t = std::mem::zeroed();
@@ -540,10 +542,7 @@ impl BotProcess {
     pub fn shutdown(mut self, grace: Duration) -> Option<ExitStatus> {
         self.close_stdin();
         if self.wait_exit(grace).is_none() {
-            // SAFETY: signalling our bot's own group.
-            unsafe {
-                libc::killpg(self.pgid, libc::SIGTERM);
-            }
+            let _ = killpg(Pid::from_raw(self.pgid), Signal::SIGTERM);
             self.wait_exit(grace / 2);
         }
         self.signal_kill();
@@ -584,6 +583,9 @@ impl Drop for BotProcess {
 /// writes what it can. Used to wait for several bots against one deadline (the `ready` answers)
 /// without letting one slow bot delay noticing the others.
 pub fn wait_any(bots: &mut [&mut BotProcess], wait: Duration) {
+    // libc, not nix: nix's `PollFd` holds a borrowed descriptor, so it cannot express the
+    // kernel's "skip this entry" (-1), which keeps two entries per bot at fixed places, nor
+    // outlive the borrow of the bots that the reads and writes below need.
     let mut fds: Vec<libc::pollfd> = bots.iter().flat_map(|b| b.poll_fds()).collect();
     let timeout = libc::timespec {
         tv_sec: wait.as_secs().min(i32::MAX as u64) as libc::time_t,

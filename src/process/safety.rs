@@ -8,6 +8,10 @@
 //! apart from the one bot process (`child`) that registers itself with them.
 
 use crate::procfs;
+use nix::sys::prctl;
+use nix::sys::signal::{self, killpg, SaFlags, SigAction, SigHandler, SigSet, Signal};
+use nix::sys::wait::{waitpid, WaitPidFlag};
+use nix::unistd::{getpgrp, getpid, Pid};
 use std::io::{self, Write};
 use std::os::unix::process::CommandExt;
 use std::path::Path;
@@ -153,10 +157,8 @@ extern "C" fn on_signal(_sig: libc::c_int) {
     for slot in &GROUPS {
         let pgid = slot.load(Ordering::SeqCst);
         if pgid > 0 {
-            // SAFETY: killpg is async-signal-safe and harmless for a group that is gone.
-            unsafe {
-                libc::killpg(pgid, libc::SIGKILL);
-            }
+            // killpg is async-signal-safe (one system call) and harmless for a group that is gone.
+            let _ = killpg(Pid::from_raw(pgid), Signal::SIGKILL);
         }
     }
 }
@@ -164,15 +166,15 @@ extern "C" fn on_signal(_sig: libc::c_int) {
 /// Makes SIGINT, SIGTERM and SIGHUP kill every bot group at once and set the interrupted flag,
 /// which the match loop checks after every wait. Finished games are already on disk.
 pub fn install_signal_handlers() {
-    for sig in [libc::SIGINT, libc::SIGTERM, libc::SIGHUP] {
-        // SAFETY: the handler only touches atomics and calls killpg.
-        unsafe {
-            let mut action: libc::sigaction = std::mem::zeroed();
-            action.sa_sigaction = on_signal as *const () as libc::sighandler_t;
-            libc::sigemptyset(&mut action.sa_mask);
-            action.sa_flags = libc::SA_RESTART;
-            libc::sigaction(sig, &action, std::ptr::null_mut());
-        }
+    let action = SigAction::new(
+        SigHandler::Handler(on_signal),
+        SaFlags::SA_RESTART,
+        SigSet::empty(),
+    );
+    for sig in [Signal::SIGINT, Signal::SIGTERM, Signal::SIGHUP] {
+        // SAFETY: the handler only touches atomics and calls killpg, both async-signal-safe.
+        // Setting a handler for these three signals cannot fail.
+        let _ = unsafe { signal::sigaction(sig, &action) };
     }
 }
 
@@ -198,10 +200,7 @@ const SWEEP_LIMIT: Duration = Duration::from_millis(200);
 /// (`setsid`, `setpgid`, a daemonising double fork) is re-parented to the referee instead of
 /// init when its parent dies, so that `sweep_strays` can still find and kill it.
 pub fn become_subreaper() -> io::Result<()> {
-    // SAFETY: prctl with plain integer arguments changes only this process's own attribute.
-    if unsafe { libc::prctl(libc::PR_SET_CHILD_SUBREAPER, 1 as libc::c_ulong, 0, 0, 0) } != 0 {
-        return Err(io::Error::last_os_error());
-    }
+    prctl::set_child_subreaper(true)?;
     SUBREAPER.store(true, Ordering::SeqCst);
     Ok(())
 }
@@ -220,8 +219,7 @@ pub fn sweep_strays(killed: Option<i32>) {
     if !SUBREAPER.load(Ordering::SeqCst) {
         return;
     }
-    // SAFETY: getpid and getpgrp cannot fail.
-    let (me, my_group) = unsafe { (libc::getpid(), libc::getpgrp()) };
+    let (me, my_group) = (getpid().as_raw(), getpgrp().as_raw());
     let guard = GUARD_PID.load(Ordering::SeqCst);
     let until = Instant::now() + SWEEP_LIMIT;
     loop {
@@ -247,12 +245,11 @@ pub fn sweep_strays(killed: Option<i32>) {
             if stray.pgid == stray.pid && stray.pgid != my_group && stray.pgid > 1 {
                 kill_group(stray.pgid);
             }
-            // SAFETY: signalling and reaping our own child by its pid, which stays ours (as a
-            // zombie at worst) until this waitpid reaps it.
-            unsafe {
-                libc::kill(stray.pid, libc::SIGKILL);
-                libc::waitpid(stray.pid, std::ptr::null_mut(), libc::WNOHANG);
-            }
+            // Signalling and reaping our own child by its pid, which stays ours (as a zombie at
+            // worst) until this waitpid reaps it. Its status is of no use.
+            let pid = Pid::from_raw(stray.pid);
+            let _ = signal::kill(pid, Signal::SIGKILL);
+            let _ = waitpid(pid, Some(WaitPidFlag::WNOHANG));
         }
         drop(listing);
         if Instant::now() >= until {
@@ -264,8 +261,6 @@ pub fn sweep_strays(killed: Option<i32>) {
 
 /// SIGKILL to a whole process group.
 pub(super) fn kill_group(pgid: i32) {
-    // SAFETY: signalling our bot's own group; ESRCH (already gone) is fine.
-    unsafe {
-        libc::killpg(pgid, libc::SIGKILL);
-    }
+    // ESRCH (already gone) is fine.
+    let _ = killpg(Pid::from_raw(pgid), Signal::SIGKILL);
 }

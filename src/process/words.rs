@@ -4,68 +4,16 @@
 //! program it names.
 
 /// Splits a command line into arguments the way a POSIX shell would for a simple command: blanks
-/// separate words, `'…'` quotes literally, `"…"` quotes with `\` escaping `" \ $ \``, and `\`
-/// outside quotes escapes the next character. Nothing is expanded and no shell runs, so a bot
-/// command can never execute anything but the program it names.
+/// separate words, `'…'` quotes literally, `"…"` quotes with `\` escaping `" \ $ \``, `\`
+/// outside quotes escapes the next character, and a word that starts with `#` starts a comment
+/// to the end of the line. Nothing is expanded and no shell runs, so a bot command can never
+/// execute anything but the program it names.
+///
+/// The splitting is the `shell-words` crate's; the errors are ours, since a person reads them.
 pub fn split_command(line: &str) -> Result<Vec<String>, String> {
-    let mut words = Vec::new();
-    let mut word = String::new();
-    let mut in_word = false;
-    let mut chars = line.chars();
-    while let Some(c) = chars.next() {
-        match c {
-            ' ' | '\t' | '\n' => {
-                if in_word {
-                    words.push(std::mem::take(&mut word));
-                    in_word = false;
-                }
-            }
-            '\'' => {
-                in_word = true;
-                loop {
-                    match chars.next() {
-                        Some('\'') => break,
-                        Some(c) => word.push(c),
-                        None => return Err(format!("unterminated ' quote in `{line}`")),
-                    }
-                }
-            }
-            '"' => {
-                in_word = true;
-                loop {
-                    match chars.next() {
-                        Some('"') => break,
-                        Some('\\') => match chars.next() {
-                            Some(c @ ('"' | '\\' | '$' | '`')) => word.push(c),
-                            Some('\n') => {}
-                            Some(c) => {
-                                word.push('\\');
-                                word.push(c);
-                            }
-                            None => return Err(format!("unterminated \" quote in `{line}`")),
-                        },
-                        Some(c) => word.push(c),
-                        None => return Err(format!("unterminated \" quote in `{line}`")),
-                    }
-                }
-            }
-            '\\' => {
-                in_word = true;
-                match chars.next() {
-                    Some('\n') => {}
-                    Some(c) => word.push(c),
-                    None => return Err(format!("trailing backslash in `{line}`")),
-                }
-            }
-            c => {
-                in_word = true;
-                word.push(c);
-            }
-        }
-    }
-    if in_word {
-        words.push(word);
-    }
+    // The crate's only error is a quote left open.
+    let words = shell_words::split(line)
+        .map_err(|_| format!("unterminated quote in `{line}`: every ' and \" must be closed"))?;
     if words.is_empty() {
         return Err("empty bot command".into());
     }
@@ -87,8 +35,23 @@ mod tests {
         assert_eq!(s("x''"), ["x"]);
         assert_eq!(s("'' a"), ["", "a"]);
         assert_eq!(s("echo $HOME; rm"), ["echo", "$HOME;", "rm"]);
-        assert!(split_command("a 'b").unwrap_err().contains("unterminated"));
+        // As in a shell: a comment, a line continued, a backslash at the very end kept.
+        assert_eq!(s("bot --x # fast"), ["bot", "--x"]);
+        assert_eq!(s("bot a#b"), ["bot", "a#b"]);
+        assert_eq!(s("bot \\\n--x"), ["bot", "--x"]);
+        assert_eq!(s("bot x\\"), ["bot", "x\\"]);
+        assert_eq!(
+            split_command("a 'b").unwrap_err(),
+            "unterminated quote in `a 'b`: every ' and \" must be closed"
+        );
         assert!(split_command("a \"b").unwrap_err().contains("unterminated"));
-        assert!(split_command("   ").is_err());
+        assert!(split_command("a \"b\\")
+            .unwrap_err()
+            .contains("unterminated"));
+        assert_eq!(split_command("   ").unwrap_err(), "empty bot command");
+        assert_eq!(
+            split_command("# only a comment").unwrap_err(),
+            "empty bot command"
+        );
     }
 }

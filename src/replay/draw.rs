@@ -10,7 +10,7 @@
 use super::read::Loaded;
 use crate::record::{FaultKind, GameRecord, MoveRecord};
 use crate::rules::{Colour, MoveKind, Outcome, Square};
-use crate::text::visible;
+use crate::text::{pad_end, visible};
 use std::fmt::Write as _;
 
 /// The boards of a game after each number of moves, as the record tells it.
@@ -173,12 +173,13 @@ fn kind_text(kind: MoveKind) -> &'static str {
     }
 }
 
+/// A fault kind as a reader of the replay takes it: the record's word, with what it is about where
+/// the word alone is terse.
 fn fault_kind_text(kind: FaultKind) -> &'static str {
     match kind {
-        FaultKind::Timeout => "timeout",
-        FaultKind::Crash => "crash",
         FaultKind::Malformed => "malformed message",
         FaultKind::Illegal => "illegal move",
+        FaultKind::Timeout | FaultKind::Crash => kind.as_str(),
     }
 }
 
@@ -231,10 +232,10 @@ pub fn move_text(
         truncate(name, 12)
     );
     format!(
-        "{number:>4}. {who} {:<3}  {:<8}  {:<flips_width$} {:>9.2} ms",
+        "{number:>4}. {who} {:<3}  {:<8}  {} {:>9.2} ms",
         m.square.to_string(),
         kind_text(m.kind),
-        flips,
+        pad_end(&flips, flips_width),
         m.ms
     )
     .trim_end()
@@ -326,9 +327,10 @@ pub fn header(game: &Loaded, colour: bool) -> String {
         let pad = " ".repeat(5usize.saturating_sub(colour_name(s.seat).len()));
         let _ = writeln!(
             out,
-            "  {} {}{pad} {name:<width$}  [{}]",
+            "  {} {}{pad} {}  [{}]",
             Colour::of_seat(s.seat).letter(),
             seat_label(s.seat, colour),
+            pad_end(name, width),
             visible(&s.command.join(" "))
         );
     }

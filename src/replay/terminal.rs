@@ -49,44 +49,62 @@ pub fn print(games: &[&Loaded], options: &Options) -> Result<()> {
             continue;
         };
         for ply in 0..=end {
-            let mut frame = String::new();
-            if options.clear {
-                frame.push_str("\x1b[H\x1b[2J");
-                frame.push_str(&header(game, options.colour));
-            } else if ply == 0 {
-                frame.push_str(&header(game, options.colour));
-            }
-            match ply.checked_sub(1) {
-                Some(i) => frame.push_str(&move_line(rec, i, options.colour)),
-                None => frame.push_str("Start"),
-            }
-            frame.push('\n');
-            frame.extend(
-                fault_lines(rec, ply, options.colour)
-                    .into_iter()
-                    .map(|l| l + "\n"),
-            );
-            frame.push_str(&board_text(
-                &timeline.frames[ply],
-                ply.checked_sub(1).and_then(|i| rec.moves.get(i)),
-                options.colour,
-            ));
-            frame.push_str(&scores_text(rec, &timeline, ply, options.colour));
-            frame.push('\n');
-            if ply == total {
-                frame.push_str(&result_text(rec, options.colour));
-                frame.push('\n');
-            }
-            if !options.clear && ply < end {
-                frame.push('\n');
-            }
-            write_out(&mut out, &frame)?;
+            write_out(
+                &mut out,
+                &animation_frame(game, &timeline, ply, end, options),
+            )?;
             if ply < end {
                 std::thread::sleep(Duration::from_millis(delay));
             }
         }
     }
     Ok(())
+}
+
+/// One board of `--animate`, after `ply` of the `end` moves shown: the move just played, the
+/// faults after it, the board and the discs (and the result after the last move). On a terminal
+/// (`clear`) each frame replaces the one before and repeats the header; piped, frames follow one
+/// another, the header once at the start.
+pub fn animation_frame(
+    game: &Loaded,
+    timeline: &Timeline,
+    ply: usize,
+    end: usize,
+    options: &Options,
+) -> String {
+    let rec = &game.record;
+    let mut frame = String::new();
+    if options.clear {
+        frame.push_str("\x1b[H\x1b[2J");
+        frame.push_str(&header(game, options.colour));
+    } else if ply == 0 {
+        frame.push_str(&header(game, options.colour));
+    }
+    match ply.checked_sub(1) {
+        Some(i) => frame.push_str(&move_line(rec, i, options.colour)),
+        None => frame.push_str("Start"),
+    }
+    frame.push('\n');
+    frame.extend(
+        fault_lines(rec, ply, options.colour)
+            .into_iter()
+            .map(|l| l + "\n"),
+    );
+    frame.push_str(&board_text(
+        &timeline.frames[ply],
+        ply.checked_sub(1).and_then(|i| rec.moves.get(i)),
+        options.colour,
+    ));
+    frame.push_str(&scores_text(rec, timeline, ply, options.colour));
+    frame.push('\n');
+    if ply == rec.moves.len() {
+        frame.push_str(&result_text(rec, options.colour));
+        frame.push('\n');
+    }
+    if !options.clear && ply < end {
+        frame.push('\n');
+    }
+    frame
 }
 
 /// A key that steps the interactive replay.
@@ -145,8 +163,9 @@ pub fn decode_keys(bytes: &[u8]) -> Vec<Key> {
     keys
 }
 
-/// One screen of the interactive replay.
-fn screen(
+/// One screen of the interactive replay: game `number` of `of`, after `ply` moves, on a terminal
+/// `height` rows high.
+pub fn screen(
     game: &Loaded,
     number: usize,
     of: usize,

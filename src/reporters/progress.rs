@@ -23,6 +23,8 @@ pub struct Progress {
     total: u64,
     done: u64,
     skipped: u64,
+    /// Faults so far: the count that keeps repeats in view (they are not printed one by one).
+    faults: u64,
     started: Instant,
     last: Instant,
     live: bool,
@@ -38,6 +40,7 @@ impl Progress {
             total,
             done: 0,
             skipped: 0,
+            faults: 0,
             started: Instant::now(),
             last: Instant::now(),
             live: enabled && tty && {
@@ -58,8 +61,13 @@ impl Progress {
         } else {
             "?".into()
         };
+        let faults = match self.faults {
+            0 => String::new(),
+            1 => "  1 fault".into(),
+            n => format!("  {n} faults"),
+        };
         format!(
-            "{}/{} games  {:.1} games/s  ETA {eta}",
+            "{}/{} games  {:.1} games/s  ETA {eta}{faults}",
             self.done, self.total, rate
         )
     }
@@ -76,6 +84,7 @@ impl Sink for Progress {
                 recorded: false, ..
             } => self.skipped += 1,
             Event::Skipped(n) => self.skipped += n,
+            Event::Faulted { .. } => self.faults += 1,
             _ => {}
         }
         Flow::Continue
@@ -111,5 +120,38 @@ pub fn format_duration(secs: f64) -> String {
         format!("{}m{:02}s", s / 60, s % 60)
     } else {
         format!("{s}s")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::record::{FaultKind, FaultRecord};
+
+    #[test]
+    fn the_line_counts_games_and_faults() {
+        let mut p = Progress::new(10, false);
+        assert!(p.line().starts_with("0/10 games"), "{}", p.line());
+        assert!(!p.line().contains("fault"));
+        let fault = Event::Faulted {
+            game: "g".into(),
+            fault: FaultRecord {
+                seat: 0,
+                kind: FaultKind::Crash,
+                ply: 0,
+                detail: "exited".into(),
+                text: None,
+                stderr_tail: String::new(),
+            },
+            ms: None,
+            bot: Default::default(),
+        };
+        p.event(&fault);
+        assert!(p.line().ends_with("  1 fault"), "{}", p.line());
+        p.event(&fault);
+        p.event(&Event::Skipped(3));
+        assert!(p.line().ends_with("  2 faults"), "{}", p.line());
+        assert_eq!(format_duration(3725.0), "1h02m");
+        assert_eq!(format_duration(185.0), "3m05s");
     }
 }

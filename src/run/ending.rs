@@ -8,7 +8,11 @@ use anyhow::Result;
 
 /// The summary and the exit code of a finished run (the table was printed by its sink).
 pub fn conclude(run: &Run, finished: &Summary, what: &str) -> Result<()> {
-    if let Some(file) = &run.record {
+    // A match that recorded nothing leaves no empty record file behind.
+    let removed = what == "match"
+        && finished.games == 0
+        && run.record.as_ref().is_some_and(|f| f.remove_if_unused());
+    if let Some(file) = run.record.as_ref().filter(|_| !removed) {
         let damaged = match file.damaged() {
             0 => String::new(),
             n => format!(" and {n} damaged line(s), which replay and standings skip"),
@@ -32,8 +36,12 @@ pub fn conclude(run: &Run, finished: &Summary, what: &str) -> Result<()> {
             ),
         ));
     }
-    for silent in &finished.silent {
-        crate::stderr_line!("{}", never_answered(&run.bots[silent.bot], &silent.fault));
+    // A match stops with one message: which bot never answered, why, and that it stopped.
+    let one_message = run.silent == SilentBots::Stop && finished.silent.len() == 1;
+    if !one_message {
+        for silent in &finished.silent {
+            crate::stderr_line!("{}", never_answered(&run.bots[silent.bot], &silent.fault));
+        }
     }
     if finished.silent.is_empty() && run.left_out.bots.is_empty() {
         return Ok(());
@@ -58,13 +66,18 @@ pub fn conclude(run: &Run, finished: &Summary, what: &str) -> Result<()> {
                      answer ("
                 ),
             };
-            Err(fail(
-                exit::BOT_START,
-                format!(
-                    "stopped: {silent_names} never answered start{recorded}--keep-going plays on \
-                     and records such games)"
-                ),
-            ))
+            let stopped = format!(
+                "stopped: {silent_names} never answered start{recorded}--keep-going plays on and \
+                 records such games)"
+            );
+            match finished.silent.first().filter(|_| one_message) {
+                Some(silent) => {
+                    let why = never_answered(&run.bots[silent.bot], &silent.fault);
+                    let why = why.strip_prefix("multiversi: ").unwrap_or(&why);
+                    Err(fail(exit::BOT_START, format!("{stopped}\n  {why}")))
+                }
+                None => Err(fail(exit::BOT_START, stopped)),
+            }
         }
         SilentBots::LeaveOut => {
             let bots: Vec<usize> = run

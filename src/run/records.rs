@@ -15,6 +15,8 @@ pub struct RecordFile {
     state: Mutex<Appender>,
     /// A second handle on the same file, to force data to disk without holding the lock.
     sync: File,
+    /// The file did not exist before this run opened it.
+    created: bool,
 }
 
 struct Appender {
@@ -42,6 +44,7 @@ impl RecordFile {
                 ));
             }
         }
+        let created = !path.exists();
         let mut file = File::options()
             .create(true)
             .append(true)
@@ -66,7 +69,15 @@ impl RecordFile {
                 damaged,
             }),
             sync,
+            created,
         })
+    }
+
+    /// Removes the file if this run created it and wrote nothing into it (a match that stopped
+    /// before any game was recorded leaves no empty file behind). Returns whether it did.
+    pub fn remove_if_unused(&self) -> bool {
+        let empty = std::fs::metadata(&self.path).is_ok_and(|m| m.len() == 0);
+        self.created && empty && std::fs::remove_file(&self.path).is_ok()
     }
 
     pub fn path(&self) -> &Path {

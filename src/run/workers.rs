@@ -163,8 +163,8 @@ fn check_answers(
     record: &GameRecord,
     bots: &[usize],
     tx: &mpsc::Sender<Message>,
-) -> bool {
-    let mut silent_here = false;
+) -> Vec<usize> {
+    let mut silent_here = Vec::new();
     for (seat, &bot) in bots.iter().enumerate() {
         if record.seats.get(seat).is_some_and(|s| s.ready.is_some()) {
             shared.answered[bot].store(true, Ordering::SeqCst);
@@ -178,7 +178,7 @@ fn check_answers(
         {
             continue;
         }
-        silent_here = true;
+        silent_here.push(seat);
         match shared.run.silent {
             SilentBots::Stop => shared.stop.store(true, Ordering::SeqCst),
             SilentBots::LeaveOut => shared.silent[bot].store(true, Ordering::SeqCst),
@@ -201,6 +201,12 @@ struct Relay {
     seated: Vec<SeatedBot>,
     /// Whether to send the move-by-move events (some sink wants them).
     moves: bool,
+    /// Per seat: its bot has not answered `start` yet in this run. Its fault at the start is
+    /// held back until the game is over: if it never answered, the run's end explains it once
+    /// (`ending`), rather than a fault message for a game that is not recorded.
+    unproven: Vec<bool>,
+    /// The faults held back, of seats in `unproven`.
+    held: Vec<Event>,
 }
 
 impl Relay {
@@ -233,12 +239,19 @@ impl Observer for Relay {
     }
 
     fn faulted(&mut self, game: &str, fault: &FaultRecord, ms: Option<f64>) {
-        self.send(Event::Faulted {
+        let event = Event::Faulted {
             game: game.to_string(),
             fault: fault.clone(),
             ms,
             bot: self.seated.get(fault.seat).cloned().unwrap_or_default(),
-        });
+        };
+        let at_start =
+            fault.ply == 0 && matches!(fault.kind, FaultKind::Crash | FaultKind::Timeout);
+        if at_start && self.unproven.get(fault.seat).copied().unwrap_or(false) {
+            self.held.push(event);
+        } else {
+            self.send(event);
+        }
     }
 }
 
@@ -249,6 +262,8 @@ fn worker(shared: &Shared, tx: mpsc::Sender<Message>) {
         tx: tx.clone(),
         seated: Vec::new(),
         moves: shared.moves,
+        unproven: Vec::new(),
+        held: Vec::new(),
     };
     let skipped = |n: usize| {
         let _ = tx.send(Message::Event(Event::Skipped(n as u64)));
@@ -309,13 +324,25 @@ fn worker(shared: &Shared, tx: mpsc::Sender<Message>) {
                     builtin: run.bots[deal.bots[i]].builtin,
                 })
                 .collect();
+            relay.unproven = game
+                .seating
+                .iter()
+                .map(|&i| !shared.answered[deal.bots[i]].load(Ordering::SeqCst))
+                .collect();
             let Ok(record) = play_game(&setup, &mut players, &game.seating, &mut relay) else {
                 break;
             };
             played += 1;
             let bots: Vec<usize> = game.seating.iter().map(|&i| deal.bots[i]).collect();
-            let recorded =
-                !check_answers(shared, &record, &bots, &tx) || run.silent == SilentBots::PlayOn;
+            let silent_seats = check_answers(shared, &record, &bots, &tx);
+            let recorded = silent_seats.is_empty() || run.silent == SilentBots::PlayOn;
+            for event in std::mem::take(&mut relay.held) {
+                let of_silent = matches!(&event, Event::Faulted { fault, .. }
+                    if silent_seats.contains(&fault.seat));
+                if recorded || !of_silent {
+                    relay.send(event);
+                }
+            }
             if let Some(file) = run.record.as_ref().filter(|_| recorded) {
                 if let Err(e) = file.append(&record) {
                     let _ = tx.send(Message::WriteFailed(format!(

@@ -43,17 +43,16 @@ fn debug_output_on_stdout_is_shown_with_its_likely_cause() {
     );
     let err = out.stderr();
     assert_eq!(out.status.code(), Some(0), "{err}");
-    // The same mistake in every game: explained in full once, then a line per game.
+    // The same mistake in every game: explained in full once, counted after that, and summed
+    // up per bot at the end.
     assert_eq!(
         err.matches("disqualified at ply 0: malformed").count(),
-        3,
+        1,
         "{err}"
     );
     assert_eq!(err.matches("received:").count(), 1, "{err}");
-    assert_eq!(
-        err.matches("(the same fault as before: see the first time above)")
-            .count(),
-        2,
+    assert!(
+        err.contains("faults in this run, by bot (each kind explained above the first time):\n  chatty: 3 (malformed 3)\n"),
         "{err}"
     );
     assert!(
@@ -90,16 +89,9 @@ fn a_bot_that_does_not_flush_is_asked_about_flushing() {
         false,
     );
     let err = out.stderr();
-    assert!(
-        err.contains(
-            "bot 'noflush' (seat 0, black) disqualified at ply 0: timeout: no ready within 1000 ms"
-        ),
-        "{err}"
-    );
-    assert!(
-        err.contains("hint: does the bot flush stdout after each line?"),
-        "{err}"
-    );
+    // One message: the stop says what the bot did; no fault message for a game not recorded.
+    assert!(!err.contains("disqualified"), "{err}");
+    assert_eq!(err.matches("never answered start").count(), 2, "{err}");
     // It never answered start, so the match stops; still running at the limit, it was not a
     // wrong path, and the stop says so.
     assert_eq!(out.status.code(), Some(4), "{err}");
@@ -459,4 +451,37 @@ fn show_numbers_moves_like_replay_and_draws_in_colour_on_a_terminal() {
         "{plain}"
     );
     assert!(plain.contains("game "), "{plain}");
+}
+
+/// A bot whose script does not exist: one message (never answered start, why, the hint), exit 4,
+/// and no record file left behind for a match that recorded nothing.
+#[test]
+fn a_missing_script_gives_one_message_and_leaves_no_record_file() {
+    let dir = temp_dir("first-hour-missing-script");
+    let out = match_in(
+        &dir,
+        &[
+            "python3 no_such_bot.py",
+            "builtin:greedy",
+            "builtin:random",
+            "--record",
+            "games.jsonl",
+        ],
+        true,
+    );
+    let err = out.stderr();
+    assert_eq!(out.status.code(), Some(4), "{err}");
+    assert!(!err.contains("disqualified"), "{err}");
+    assert!(!err.contains("game(s) recorded in"), "{err}");
+    assert_eq!(err.matches("multiversi: ").count(), 1, "{err}");
+    assert!(
+        err.starts_with("multiversi: stopped: bot no_such_bot never answered start")
+            && err.contains("no_such_bot.py")
+            && err.contains("a wrong path often starts an interpreter"),
+        "{err}"
+    );
+    assert!(
+        !dir.join("games.jsonl").exists(),
+        "an empty record file was left"
+    );
 }

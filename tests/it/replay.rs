@@ -216,6 +216,73 @@ fn a_damaged_line_is_reported_and_the_other_games_still_checked() {
     );
 }
 
+/// A move that flips 22,000 discs cannot be on a board of 64 squares: the line is damaged, and
+/// every command that reads it says so with the file and line and exits 3 (it used to panic in
+/// the drawing, exit 101, and go through `--html`, `--verify` and `standings` as a game).
+#[test]
+fn a_move_with_more_flips_than_the_board_has_squares_is_a_damaged_line_everywhere() {
+    let mut game = sample_games()[0].clone();
+    assert_eq!(game.rules.side(), 8);
+    let flip = game.moves[0].flips[0];
+    game.moves[0].flips = vec![flip; 22_000];
+    let dir = temp_dir("replay-huge-flips");
+    let path = dir.join("games.jsonl");
+    samples::write(&path, &[game]);
+    let p = path.to_str().unwrap();
+    let html = dir.join("games.html");
+    let out_dir = dir.join("standings");
+    let commands: [Vec<&str>; 7] = [
+        vec!["replay", p],
+        vec!["replay", p, "--ply", "3"],
+        vec!["replay", p, "--animate", "--delay", "0"],
+        vec!["replay", p, "--html", html.to_str().unwrap()],
+        vec!["replay", "--verify", p],
+        vec!["standings", p, "--out", out_dir.to_str().unwrap()],
+        vec!["standings", "--strict", p],
+    ];
+    let why = format!(
+        "{p}:1: move 1 ({}) lists 22000 flipped discs; the 8x8 board has 64 squares",
+        game_square(&path)
+    );
+    for args in commands {
+        let out = multiversi(args[0]).args(&args[1..]).run();
+        let text = out.stdout() + &out.stderr();
+        assert_eq!(out.status.code(), Some(3), "{args:?}:\n{text}");
+        assert!(text.contains(&why), "{args:?}: no {why:?} in:\n{text}");
+        assert!(!text.contains("panicked"), "{args:?}:\n{text}");
+    }
+    assert!(!html.exists(), "no viewer for a file without a game");
+}
+
+/// The square of the first move of the only game in a record file, as the record spells it.
+fn game_square(path: &std::path::Path) -> String {
+    let text = std::fs::read_to_string(path).unwrap();
+    let v: serde_json::Value = serde_json::from_str(text.lines().next().unwrap()).unwrap();
+    v["moves"][0]["square"].as_str().unwrap().to_string()
+}
+
+/// A bot's name is not bounded by the board: one of 70,000 characters (a record edited by hand,
+/// or a bot that named itself at length) is drawn in full by the replay and the standings, where
+/// a column as wide as it used to panic.
+#[test]
+fn a_name_wider_than_any_column_is_drawn_without_panic() {
+    let mut game = sample_games()[0].clone();
+    game.seats[1].name = "n".repeat(70_000);
+    let dir = temp_dir("replay-long-name");
+    let path = dir.join("games.jsonl");
+    samples::write(&path, &[game]);
+    let p = path.to_str().unwrap();
+    for args in [
+        vec!["replay", p],
+        vec!["replay", p, "--ply", "3"],
+        vec!["standings", p],
+    ] {
+        let out = multiversi(args[0]).args(&args[1..]).run();
+        assert_eq!(out.status.code(), Some(0), "{args:?}: {}", out.stderr());
+        assert!(out.stdout().contains(&"n".repeat(70_000)), "{args:?}");
+    }
+}
+
 #[test]
 fn missing_files_and_unknown_games_are_named() {
     let out = multiversi("replay").args(&["no/such/records.jsonl"]).run();

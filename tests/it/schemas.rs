@@ -206,3 +206,20 @@ fn answers_match_their_schemas_with_and_without_the_echo() {
         assert!(check(&line, &mv).is_err(), "{line} passed");
     }
 }
+
+/// The fault kinds' words are written once in the code (`FaultKind::as_str`); the schemas of the
+/// record and of the `end` message list the same words, in the same order.
+#[test]
+fn the_schemas_name_the_fault_kinds_as_the_code_does() {
+    let words: Vec<Value> = multiversi::record::FaultKind::ALL
+        .iter()
+        .map(|k| Value::from(k.as_str()))
+        .collect();
+    let record = load("protocol/record.schema.json");
+    assert_eq!(
+        record["properties"]["faults"]["items"]["properties"]["kind"]["enum"],
+        Value::Array(words.clone())
+    );
+    let end = load("protocol/schema/end.json");
+    assert_eq!(end["$defs"]["fault_kind"]["enum"], Value::Array(words));
+}

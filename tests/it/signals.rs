@@ -95,3 +95,46 @@ fn a_killed_referee_takes_its_bots_and_their_helpers_along() {
     }
     assert_no_process_left(&dir.join("pids"));
 }
+
+/// A fault printed in a game that Ctrl-C then abandons: the end says that game is not recorded.
+#[test]
+fn a_fault_in_a_game_that_ctrl_c_abandons_is_said_to_be_not_recorded() {
+    let dir = temp_dir("ctrl-c-fault");
+    let pids = dir.join("pids");
+    let logs = dir.join("logs");
+    let record = dir.join("games.jsonl");
+    let mut child = multiversi("match")
+        .args(&[
+            &bad_bot(&pids, "garbage", 1, "0"),
+            &bad_bot(&pids, "slow", 1000, "3000"),
+            &bad_bot(&pids, "slow", 1000, "3000"),
+            "--move-ms",
+            "10000",
+            "--log-dir",
+            logs.to_str().expect("a UTF-8 path"),
+        ])
+        .record(&record)
+        .stdout_to(Stdio::null())
+        .spawn();
+    // The referee notes the disqualification in the bot's log as it happens; the slow bots are
+    // then thinking about their first moves, far from the game's end.
+    wait_for("the fault", || {
+        std::fs::read_dir(&logs).is_ok_and(|entries| {
+            entries.flatten().any(|e| {
+                std::fs::read_to_string(e.path()).is_ok_and(|t| t.contains("disqualified at ply"))
+            })
+        })
+    });
+    // The fault's event reaches the main thread a moment after the note.
+    std::thread::sleep(Duration::from_millis(300));
+    child.signal(libc::SIGINT);
+    assert_eq!(child.wait().code(), Some(130));
+    let err = child.finish().stderr();
+    assert!(err.contains("disqualified at ply 0: malformed"), "{err}");
+    assert!(
+        err.contains("are not recorded: the interruption abandoned those games"),
+        "{err}"
+    );
+    assert_eq!(lines(&record), 0, "{err}");
+    assert_no_process_left(&pids);
+}

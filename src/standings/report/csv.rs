@@ -48,6 +48,7 @@ pub fn csv(s: &Standings) -> String {
             round(t.points, 4).to_string(),
             round(t.mean_discs(), 4).to_string(),
             round(t.mean_place(), 4).to_string(),
+            // In the order of `FaultKind::ALL`, as the header's `faults_*` columns are.
             t.faults[0].to_string(),
             t.faults[1].to_string(),
             t.faults[2].to_string(),
@@ -83,6 +84,16 @@ mod tests {
             CSV_HEADER.split(',').count() + 1
         );
         assert_eq!(csv_field("x\"y"), "\"x\"\"y\"");
+        // The fault columns are the kinds' words, in the order of the counts.
+        let faults: Vec<&str> = CSV_HEADER
+            .split(',')
+            .filter_map(|c| c.strip_prefix("faults_"))
+            .collect();
+        let words: Vec<&str> = crate::record::FaultKind::ALL
+            .iter()
+            .map(|k| k.as_str())
+            .collect();
+        assert_eq!(faults, words);
         assert_eq!(csv_field("x\"y,"), "\"x\"\"y,\"");
     }
 }

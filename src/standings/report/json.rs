@@ -3,6 +3,7 @@
 //! changes only when the document's version does.
 
 use super::round;
+use crate::record::FaultKind;
 use crate::standings::{Standings, MIN_DEALS};
 use serde::Serialize;
 
@@ -67,12 +68,19 @@ struct WengLinJson {
     sigma: f64,
 }
 
-#[derive(Serialize)]
-struct FaultsJson {
-    timeout: u32,
-    crash: u32,
-    malformed: u32,
-    illegal: u32,
+/// A bot's disqualifications, by kind: an object with one count per kind, keyed by its word
+/// (`FaultKind::as_str`) in the order of `FaultKind::ALL`.
+struct FaultsJson([u32; FaultKind::ALL.len()]);
+
+impl Serialize for FaultsJson {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let mut map = serializer.serialize_map(Some(self.0.len()))?;
+        for (kind, n) in FaultKind::ALL.iter().zip(self.0) {
+            map.serialize_entry(kind.as_str(), &n)?;
+        }
+        map.end()
+    }
 }
 
 #[derive(Serialize)]
@@ -128,12 +136,7 @@ pub fn json(s: &Standings) -> String {
                 points: round(t.points, 4),
                 mean_discs: round(t.mean_discs(), 4),
                 mean_place: round(t.mean_place(), 4),
-                faults: FaultsJson {
-                    timeout: t.faults[0],
-                    crash: t.faults[1],
-                    malformed: t.faults[2],
-                    illegal: t.faults[3],
-                },
+                faults: FaultsJson(t.faults),
                 moves: t.moves,
                 mean_ms: round(t.mean_ms(), 3),
                 max_ms: round(t.max_ms, 3),
@@ -225,6 +228,15 @@ mod tests {
         assert_eq!(a["mean_place"], 1.25);
         let c = &v["bots"][2];
         assert_eq!(c["faults"]["crash"], 1);
+        let kinds: Vec<&String> = c["faults"].as_object().unwrap().keys().collect();
+        let mut words: Vec<&str> = FaultKind::ALL.iter().map(|k| k.as_str()).collect();
+        words.sort_unstable();
+        assert_eq!(kinds, words, "one count per kind, under its word");
+        // The document lists them in the order of `FaultKind::ALL`, as it always has.
+        let text = json(&s);
+        let at = |w: &str| text.find(&format!("\"{w}\": ")).unwrap();
+        assert!(at("timeout") < at("crash") && at("crash") < at("malformed"));
+        assert!(at("malformed") < at("illegal"));
         assert_eq!(c["points"], 0.3333);
         let pair = v["head_to_head"]
             .as_array()

@@ -13,7 +13,6 @@ pub use csv::{csv, CSV_HEADER};
 pub use json::{json, FORMAT, VERSION};
 pub use terminal::{quick, summary_line, terminal};
 
-use super::games::{fault_name, FAULT_KINDS};
 use super::{Standings, MIN_DEALS};
 use crate::text::visible;
 
@@ -40,11 +39,6 @@ pub fn few_deals_note(s: &Standings) -> Option<String> {
 fn round(x: f64, decimals: i32) -> f64 {
     let f = 10f64.powi(decimals);
     (x * f).round() / f
-}
-
-/// The names of the fault kinds in the order of the tallies' counts.
-pub fn fault_names() -> [&'static str; 4] {
-    FAULT_KINDS.map(fault_name)
 }
 
 #[cfg(test)]

@@ -4,7 +4,7 @@
 
 use super::few_deals_note;
 use crate::standings::Standings;
-use crate::text::visible;
+use crate::text::{pad_end, visible};
 use std::fmt::Write as _;
 
 fn percent(x: Option<f64>) -> String {
@@ -35,7 +35,13 @@ fn bot_table(s: &Standings, columns: &Columns) -> String {
         .unwrap_or(3)
         .max(3);
     let mut out = String::new();
-    let _ = write!(out, "{:>3}  {:<width$}  {:>6}", "#", "bot", "rating");
+    let _ = write!(
+        out,
+        "{:>3}  {}  {:>6}",
+        "#",
+        pad_end("bot", width),
+        "rating"
+    );
     if columns.ratings {
         let _ = write!(out, "  {:>13}  {:>11}", "95% interval", "Weng-Lin");
     }
@@ -62,7 +68,13 @@ fn bot_table(s: &Standings, columns: &Columns) -> String {
     out.push('\n');
     for (i, (b, name)) in s.bots.iter().zip(&names).enumerate() {
         let t = &b.tally;
-        let _ = write!(out, "{:>3}  {:<width$}  {:>6.0}", b.rank, name, b.rating);
+        let _ = write!(
+            out,
+            "{:>3}  {}  {:>6.0}",
+            b.rank,
+            pad_end(name, width),
+            b.rating
+        );
         if columns.ratings {
             let interval = match (b.interval, b.interval_note(&s.options)) {
                 (Some((lo, hi)), _) => format!("[{lo:.0}, {hi:.0}]"),
@@ -199,13 +211,13 @@ fn matrix(out: &mut String, names: &[String], cell: impl Fn(usize, usize) -> Opt
         .max()
         .unwrap_or(3)
         .max(3);
-    let _ = write!(out, "{:>3}  {:<width$}", "#", "bot");
+    let _ = write!(out, "{:>3}  {}", "#", pad_end("bot", width));
     for i in 0..names.len() {
         let _ = write!(out, "  {:>4}", i + 1);
     }
     out.push('\n');
     for (a, name) in names.iter().enumerate() {
-        let _ = write!(out, "{:>3}  {:<width$}", a + 1, name);
+        let _ = write!(out, "{:>3}  {}", a + 1, pad_end(name, width));
         for b in 0..names.len() {
             let text = if a == b {
                 "".into()
