@@ -231,18 +231,29 @@ impl TurnView<'_> {
 }
 
 /// Bot → referee, as parsed from the wire.
+///
+/// `game` and `ply` are the answer's echo: which `start` or `turn` the bot says it answers. They
+/// are optional (added to version 1), and judged against what is due by the connection
+/// (`crate::connection::judge_ready`, `judge_move`), because only the echo tells an answer to
+/// this turn from a late second answer to an earlier one.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Reply {
     Ready {
         name: Option<String>,
         version: Option<String>,
+        /// The game id of the `start` it answers, if the bot says.
+        game: Option<String>,
     },
     /// A move: a well-formed square name, not yet checked against the board.
-    Move { square: Square },
+    Move {
+        square: Square,
+        /// The ply of the `turn` it answers, if the bot says.
+        ply: Option<u64>,
+    },
     /// A move whose square is a string that names no square at all (`aa1`, `d0`, `""`). Like a
     /// square name off this board (`z9`), it is the rules that refuse it: an illegal move, not a
     /// malformed line. The text is the bot's, unchecked.
-    UnknownSquare { square: String },
+    UnknownSquare { square: String, ply: Option<u64> },
 }
 
 /// The shape of a bot's message before its fields are checked. Unknown fields are ignored so
@@ -255,10 +266,13 @@ struct RawReply {
     name: Option<serde_json::Value>,
     version: Option<serde_json::Value>,
     square: Option<serde_json::Value>,
+    game: Option<serde_json::Value>,
+    ply: Option<serde_json::Value>,
 }
 
 /// The usual well-formed reply, read without allocating; anything else takes the slow path,
-/// which finds the words for what is wrong.
+/// which finds the words for what is wrong (a `ply` that is not a non-negative integer fails
+/// here, and is worded there).
 #[derive(Deserialize)]
 struct QuickReply<'a> {
     #[serde(rename = "type", borrow)]
@@ -269,6 +283,9 @@ struct QuickReply<'a> {
     name: Option<&'a str>,
     #[serde(borrow)]
     version: Option<&'a str>,
+    #[serde(borrow)]
+    game: Option<&'a str>,
+    ply: Option<u64>,
 }
 
 /// Parses one line from a bot (without its newline). The error says what is wrong, for the
@@ -279,10 +296,12 @@ pub fn parse_reply(line: &[u8]) -> Result<Reply, String> {
     if let Ok(quick) = serde_json::from_str::<QuickReply>(text) {
         match (quick.kind, quick.square) {
             ("move", Some(square)) => {
+                let ply = quick.ply;
                 return Ok(match square.parse() {
-                    Ok(square) => Reply::Move { square },
+                    Ok(square) => Reply::Move { square, ply },
                     Err(_) => Reply::UnknownSquare {
                         square: square.to_string(),
+                        ply,
                     },
                 });
             }
@@ -290,6 +309,7 @@ pub fn parse_reply(line: &[u8]) -> Result<Reply, String> {
                 return Ok(Reply::Ready {
                     name: quick.name.map(str::to_string),
                     version: quick.version.map(str::to_string),
+                    game: quick.game.map(str::to_string),
                 })
             }
             _ => {}
@@ -312,13 +332,19 @@ pub fn parse_reply(line: &[u8]) -> Result<Reply, String> {
         Some(serde_json::Value::String(t)) if t == "ready" => Ok(Reply::Ready {
             name: optional_string("name", raw.name)?,
             version: optional_string("version", raw.version)?,
+            game: optional_string("game", raw.game)?,
         }),
         Some(serde_json::Value::String(t)) if t == "move" => {
+            let ply = match raw.ply {
+                None | Some(serde_json::Value::Null) => None,
+                Some(serde_json::Value::Number(n)) if n.is_u64() => n.as_u64(),
+                Some(_) => return Err("field 'ply' must be a non-negative integer".into()),
+            };
             let square =
                 optional_string("square", raw.square)?.ok_or("a move needs a 'square' field")?;
             Ok(match square.parse::<Square>() {
-                Ok(square) => Reply::Move { square },
-                Err(_) => Reply::UnknownSquare { square },
+                Ok(square) => Reply::Move { square, ply },
+                Err(_) => Reply::UnknownSquare { square, ply },
             })
         }
         Some(serde_json::Value::String(t)) => {
@@ -360,21 +386,24 @@ mod tests {
         assert_eq!(
             parse_reply(br#"{"type":"move","square":"d3","eval":0.5}"#),
             Ok(Reply::Move {
-                square: "d3".parse().unwrap()
+                square: "d3".parse().unwrap(),
+                ply: None
             })
         );
         assert_eq!(
             parse_reply(br#"{"type":"ready"}"#),
             Ok(Reply::Ready {
                 name: None,
-                version: None
+                version: None,
+                game: None
             })
         );
         assert_eq!(
             parse_reply(br#"{"type":"ready","name":"x","version":"2"}"#),
             Ok(Reply::Ready {
                 name: Some("x".into()),
-                version: Some("2".into())
+                version: Some("2".into()),
+                game: None
             })
         );
         let err = |line: &[u8]| parse_reply(line).unwrap_err();
@@ -391,7 +420,8 @@ mod tests {
             assert_eq!(
                 parse_reply(line.as_bytes()),
                 Ok(Reply::UnknownSquare {
-                    square: square.into()
+                    square: square.into(),
+                    ply: None
                 })
             );
         }
@@ -399,10 +429,75 @@ mod tests {
         assert_eq!(
             parse_reply(br#"{"type":"move","square":"a\u0041"}"#),
             Ok(Reply::UnknownSquare {
-                square: "aA".into()
+                square: "aA".into(),
+                ply: None
             })
         );
         assert!(err(br#"{"type":7}"#).contains("must be a string"));
+    }
+
+    #[test]
+    fn the_echo_of_a_turn_or_start_is_read_on_both_paths() {
+        let d3: Square = "d3".parse().unwrap();
+        assert_eq!(
+            parse_reply(br#"{"type":"move","square":"d3","ply":12}"#),
+            Ok(Reply::Move {
+                square: d3,
+                ply: Some(12)
+            })
+        );
+        // An escape sends the line down the slow path: the same answer.
+        assert_eq!(
+            parse_reply(br#"{"type":"mo\u0076e","ply":0,"square":"d3"}"#),
+            Ok(Reply::Move {
+                square: d3,
+                ply: Some(0)
+            })
+        );
+        assert_eq!(
+            parse_reply(br#"{"type":"move","square":"zz","ply":7}"#),
+            Ok(Reply::UnknownSquare {
+                square: "zz".into(),
+                ply: Some(7)
+            })
+        );
+        // `null` is no echo, as for the other optional fields.
+        assert_eq!(
+            parse_reply(br#"{"type":"move","square":"d3","ply":null}"#),
+            Ok(Reply::Move {
+                square: d3,
+                ply: None
+            })
+        );
+        for game in [r#""g-1""#, r#""g\u002d1""#] {
+            let line = format!(r#"{{"type":"ready","name":"x","game":{game}}}"#);
+            assert_eq!(
+                parse_reply(line.as_bytes()),
+                Ok(Reply::Ready {
+                    name: Some("x".into()),
+                    version: None,
+                    game: Some("g-1".into())
+                })
+            );
+        }
+        // A ply that is not a non-negative integer, and a game that is not a string, are
+        // malformed, with words that say which field.
+        for ply in [
+            "-1",
+            "1.5",
+            "12.0",
+            "\"12\"",
+            "true",
+            "[12]",
+            "1e2",
+            "18446744073709551616",
+        ] {
+            let line = format!(r#"{{"type":"move","square":"d3","ply":{ply}}}"#);
+            let e = parse_reply(line.as_bytes()).unwrap_err();
+            assert_eq!(e, "field 'ply' must be a non-negative integer", "{line}");
+        }
+        let e = parse_reply(br#"{"type":"ready","game":7}"#).unwrap_err();
+        assert_eq!(e, "field 'game' must be a string");
     }
 
     #[test]
@@ -502,13 +597,15 @@ mod tests {
             parse_reply(br#"{"type":"ready","name":"a\"b"}"#),
             Ok(Reply::Ready {
                 name: Some("a\"b".into()),
-                version: None
+                version: None,
+                game: None
             })
         );
         assert_eq!(
             parse_reply(br#"{"type":"mo\u0076e","square":"d3"}"#),
             Ok(Reply::Move {
-                square: "d3".parse().unwrap()
+                square: "d3".parse().unwrap(),
+                ply: None
             })
         );
     }

@@ -298,7 +298,7 @@ impl Game<'_> {
                 }
                 let answer = bot
                     .judge_received(received, deadline, setup.time.startup_ms, "ready")
-                    .and_then(|(line, _)| judge_ready(&line));
+                    .and_then(|(line, _)| judge_ready(&line, &setup.game));
                 match answer {
                     Ok(ready) => seats[seat].ready = Some(ready),
                     Err(fault) => self.disqualify(seat, fault),
@@ -512,7 +512,7 @@ impl Game<'_> {
                 .saturating_sub(paused)
                 .as_secs_f64()
                 * 1000.0;
-            let square = match judge_move(&line) {
+            let square = match judge_move(&line, ply) {
                 Ok(square) => square,
                 Err(fault) => {
                     self.disqualify(seat, fault);

@@ -8,8 +8,10 @@
  *  - The referee writes one JSON object per line to our stdin; we answer with one JSON object per
  *    line on stdout and call fflush(stdout) after every line (stdout to a pipe is fully buffered:
  *    without the flush the answer never leaves and we time out). Logs go to stderr only.
- *  - "start" -> we answer {"type":"ready",...}
- *    "turn"  -> we answer {"type":"move","square":"d3"}
+ *  - "start" -> we answer {"type":"ready","game":...}, echoing the start's game id
+ *    "turn"  -> we answer {"type":"move","square":"d3","ply":...}, echoing the turn's ply
+ *    The echo lets the referee tell our answer to this turn from a late second answer to an
+ *    earlier one; without it, a stray line could be played as our move.
  *    "end"   -> no answer; the game is over. Another "start" may follow (next game).
  *  - When stdin is closed (EOF), we exit.
  *  - Unknown message types and unknown fields are ignored, so newer referees still work with us.
@@ -139,6 +141,19 @@ static int get_string(const char *p, char *out, size_t cap) {
     return *p == '"';
 }
 
+/* The JSON value at p exactly as written (for echoing it back), or "null" if there is none:
+ * sets *len to its length and returns where it starts. */
+static const char *raw_value(const char *p, int *len) {
+    const char *after = p ? skip_value(p) : NULL;
+    if (!after) {
+        *len = 4;
+        return "null";
+    }
+    p = skip_ws(p);
+    *len = (int)(after - p);
+    return p;
+}
+
 /* Reads the JSON integer at p into *out. Returns 1 if p is a number. */
 static int get_int(const char *p, int *out) {
     char *end;
@@ -253,7 +268,8 @@ static void choose_move(const char *message, int my_seat, char *square) {
 
 int main(void) {
     char *line, type[ITEM], text[ITEM], square[ITEM];
-    int my_seat = 0;
+    int my_seat = 0, len;
+    const char *echo;
     while ((line = read_line()) != NULL) {
         if (*skip_ws(line) == '\0') continue;
         if (!get_string(get(line, "type"), type, sizeof type)) {
@@ -265,11 +281,14 @@ int main(void) {
             get_int(get(line, "seat"), &my_seat);
             if (!get_string(get(line, "game"), text, sizeof text)) strcpy(text, "?");
             fprintf(stderr, "[" NAME "] game %s: seat %d\n", text, my_seat);
-            printf("{\"type\":\"ready\",\"name\":\"" NAME "\",\"version\":\"" VERSION "\"}\n");
+            echo = raw_value(get(line, "game"), &len); /* the game id, escapes and all */
+            printf("{\"type\":\"ready\",\"name\":\"" NAME "\",\"version\":\"" VERSION
+                   "\",\"game\":%.*s}\n", len, echo);
             fflush(stdout);
         } else if (!strcmp(type, "turn")) {
             choose_move(line, my_seat, square);
-            printf("{\"type\":\"move\",\"square\":\"%s\"}\n", square);
+            echo = raw_value(get(line, "ply"), &len);
+            printf("{\"type\":\"move\",\"square\":\"%s\",\"ply\":%.*s}\n", square, len, echo);
             fflush(stdout);
         } else if (!strcmp(type, "end")) {
             const char *scores = get(line, "scores"), *after = scores ? skip_value(scores) : NULL;

@@ -4,8 +4,10 @@
 // How a bot talks to the referee (protocol version 1, see protocol/PROTOCOL.md):
 //  * The referee writes one JSON object per line to our stdin; we answer with one JSON object per
 //    line on stdout. Anything for humans goes to stderr (console.error), never to stdout.
-//  * "start" -> we answer {"type":"ready",...}
-//    "turn"  -> we answer {"type":"move","square":"d3"}
+//  * "start" -> we answer {"type":"ready","game":...}, echoing the start's game id
+//    "turn"  -> we answer {"type":"move","square":"d3","ply":...}, echoing the turn's ply
+//    The echo lets the referee tell our answer to this turn from a late second answer to an
+//    earlier one; without it, a stray line could be played as our move.
 //    "end"   -> no answer; the game is over. Another "start" may follow (next game).
 //  * When stdin is closed, we exit.
 //  * Unknown message types and unknown fields are ignored, so newer referees still work with us.
@@ -135,7 +137,7 @@ function handle(line) {
     case 'start':
       mySeat = Number.isInteger(message.seat) ? message.seat : 0;
       log(`game ${message.game}: seat ${mySeat} (${message.colour})`);
-      send({ type: 'ready', name: NAME, version: VERSION });
+      send({ type: 'ready', name: NAME, version: VERSION, game: message.game });
       break;
     case 'turn': {
       let square;
@@ -145,7 +147,7 @@ function handle(line) {
         log('error choosing a move:', error);
         square = (message.legal || ['a1'])[0];
       }
-      send({ type: 'move', square });
+      send({ type: 'move', square, ply: message.ply });
       break;
     }
     case 'end':

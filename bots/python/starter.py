@@ -5,8 +5,10 @@ How a bot talks to the referee (protocol version 1, see protocol/PROTOCOL.md):
   * The referee writes one JSON object per line to our stdin; we answer with one JSON object per
     line on stdout, and flush after every line (otherwise the answer sits in a buffer and we time
     out). Anything for humans goes to stderr, never to stdout.
-  * "start" -> we answer {"type":"ready",...}
-    "turn"  -> we answer {"type":"move","square":"d3"}
+  * "start" -> we answer {"type":"ready","game":...}, echoing the start's game id
+    "turn"  -> we answer {"type":"move","square":"d3","ply":...}, echoing the turn's ply
+    The echo lets the referee tell our answer to this turn from a late second answer to an earlier
+    one; without it, a stray line could be played as our move.
     "end"   -> no answer; the game is over. Another "start" may follow (next game).
   * When stdin is closed, we exit.
   * Unknown message types and unknown fields are ignored, so newer referees still work with us.
@@ -126,14 +128,14 @@ def main():
         if kind == "start":
             my_seat = message.get("seat", 0)
             log(f"game {message.get('game')}: seat {my_seat} ({message.get('colour')})")
-            send({"type": "ready", "name": NAME, "version": VERSION})
+            send({"type": "ready", "name": NAME, "version": VERSION, "game": message.get("game")})
         elif kind == "turn":
             try:
                 square = choose_move(message, my_seat)
             except Exception as error:  # never stay silent: a late answer is a lost turn
                 log("error choosing a move:", repr(error))
                 square = (message.get("legal") or ["a1"])[0]
-            send({"type": "move", "square": square})
+            send({"type": "move", "square": square, "ply": message.get("ply")})
         elif kind == "end":
             log(f"game {message.get('game')} over: {message.get('result')}, "
                 f"scores {message.get('scores')}")

@@ -7,7 +7,7 @@ use multiversi::protocol::{parse_reply, Reply};
 use multiversi::rules::Square;
 
 fuzz_target!(|line: &[u8]| {
-    if let Ok(Reply::Move { square }) = parse_reply(line) {
+    if let Ok(Reply::Move { square, .. }) = parse_reply(line) {
         assert_eq!(square.to_string().parse::<Square>().ok(), Some(square));
     }
 });

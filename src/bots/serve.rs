@@ -35,15 +35,22 @@ pub fn serve(name: &str, seed: u64) -> Result<(), String> {
         let message: ToBot = serde_json::from_str(line.trim_end())
             .map_err(|e| format!("cannot understand the referee's message: {e}"))?;
         let reply = match message {
-            ToBot::Start { rules, seat, .. } => {
+            ToBot::Start {
+                rules,
+                seat,
+                game: id,
+                ..
+            } => {
                 bot.new_game(&rules, seat);
                 latency.new_game();
                 latency.probe();
                 game = Some((rules, seat));
+                // The game id echoed, so that the referee can tell this ready from a late one.
                 format!(
-                    "{{\"type\":\"ready\",\"name\":{},\"version\":\"{}\"}}",
+                    "{{\"type\":\"ready\",\"name\":{},\"version\":\"{}\",\"game\":{}}}",
                     serde_json::Value::from(name),
-                    env!("CARGO_PKG_VERSION")
+                    env!("CARGO_PKG_VERSION"),
+                    serde_json::Value::from(id)
                 )
             }
             ToBot::Turn {
@@ -68,7 +75,8 @@ pub fn serve(name: &str, seed: u64) -> Result<(), String> {
                 // What this bot has seen of its own lateness comes off the deadline first.
                 let deadline = received + budget.saturating_sub(latency.margin());
                 let square = bot.choose(&position, deadline);
-                let reply = format!("{{\"type\":\"move\",\"square\":\"{square}\"}}");
+                // The turn's ply echoed: the referee then never takes this answer for another's.
+                let reply = format!("{{\"type\":\"move\",\"square\":\"{square}\",\"ply\":{ply}}}");
                 writeln!(out, "{reply}")
                     .and_then(|()| out.flush())
                     .map_err(|e| format!("writing stdout: {e}"))?;
@@ -103,13 +111,16 @@ fn move_budget_ms(time_ms: u64, clock_ms: Option<u64>, position: &Position) -> u
 
 /// The benchmark's instant bot: answers every turn with its first legal move, found by scanning
 /// the line for `"legal":["` without parsing JSON, like the anchor's echo child. It measures the
-/// referee's own cost per move, not a bot's.
+/// referee's own cost per move, not a bot's. Like every built-in bot it echoes what it answers:
+/// the turn's `"ply":` is the first one in the line (the game id before it is an escaped string,
+/// so it cannot hold `,"ply":`), and a start's `"game":` is its raw JSON string.
 pub fn serve_instant() -> Result<(), String> {
     let stdin = io::stdin();
     let mut input = stdin.lock();
     let mut out = io::stdout().lock();
     let mut line = String::new();
     const LEGAL: &str = "\"legal\":[\"";
+    const PLY: &str = ",\"ply\":";
     loop {
         line.clear();
         if input
@@ -120,11 +131,26 @@ pub fn serve_instant() -> Result<(), String> {
             return Ok(());
         }
         let reply = if line.starts_with("{\"type\":\"start\"") {
-            "{\"type\":\"ready\",\"name\":\"instant\"}\n".to_string()
+            let game = serde_json::from_str::<ToBot>(line.trim_end())
+                .ok()
+                .and_then(|start| match start {
+                    ToBot::Start { game, .. } => Some(serde_json::Value::from(game).to_string()),
+                    _ => None,
+                })
+                .unwrap_or_else(|| "null".into());
+            format!("{{\"type\":\"ready\",\"name\":\"instant\",\"game\":{game}}}\n")
         } else if let Some(i) = line.find(LEGAL) {
             let rest = &line[i + LEGAL.len()..];
             let end = rest.find('"').unwrap_or(0);
-            format!("{{\"type\":\"move\",\"square\":\"{}\"}}\n", &rest[..end])
+            let ply = line.find(PLY).map_or("null", |at| {
+                let digits = &line[at + PLY.len()..];
+                &digits[..digits.find(|c: char| !c.is_ascii_digit()).unwrap_or(0)]
+            });
+            let ply = if ply.is_empty() { "null" } else { ply };
+            format!(
+                "{{\"type\":\"move\",\"square\":\"{}\",\"ply\":{ply}}}\n",
+                &rest[..end]
+            )
         } else {
             continue;
         };

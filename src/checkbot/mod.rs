@@ -14,7 +14,9 @@
 mod positions;
 mod report;
 
-use crate::connection::{judge_move, judge_ready, BotSpec, Connection, Fault};
+use crate::connection::{
+    judge_move, judge_ready, says_what_it_answers, BotSpec, Connection, Fault,
+};
 use crate::exit::{self, fail};
 use crate::explain::{hint, kind_name};
 use crate::process::{
@@ -239,6 +241,45 @@ struct Checker {
     silent_starts: u32,
     /// The advice for the first failed start (such as the flush hint for a missing ready).
     first_bad_start_hint: Option<String>,
+    /// Which good answers said what they answer.
+    echoes: Echoes,
+}
+
+/// How many good answers of one kind carried their echo (`game` in `ready`, `ply` in `move`),
+/// and how many did not.
+#[derive(Default)]
+struct EchoCount {
+    with: u32,
+    without: u32,
+}
+
+impl EchoCount {
+    fn note(&mut self, line: &[u8]) {
+        if says_what_it_answers(line) {
+            self.with += 1;
+        } else {
+            self.without += 1;
+        }
+    }
+
+    /// `"3 of 13 moves carry no ply"`, or None when all did.
+    fn missing(&self, what: &str, field: &str) -> Option<String> {
+        (self.without > 0).then(|| {
+            format!(
+                "{} of {} {what} carry no {field}",
+                self.without,
+                self.with + self.without
+            )
+        })
+    }
+}
+
+/// The echoes of the answers check-bot judged itself (whole games go through the referee, which
+/// judges a wrong echo there as a match does).
+#[derive(Default)]
+struct Echoes {
+    ready: EchoCount,
+    moves: EchoCount,
 }
 
 impl Checker {
@@ -347,9 +388,10 @@ impl Checker {
                     kept = false;
                     continue;
                 }
-                Heard::Answer(line, ms) => match judge_ready(&line) {
+                Heard::Answer(line, ms) => match judge_ready(&line, game) {
                     Ok(_) => {
                         self.ready_ms.push(ms);
+                        self.echoes.ready.note(&line);
                         Ok(())
                     }
                     Err(fault) => {
@@ -536,8 +578,11 @@ impl Checker {
             }
         };
         self.answer_ms.push(took);
-        let square = match judge_move(&line) {
-            Ok(square) => square,
+        let square = match judge_move(&line, position.ply()) {
+            Ok(square) => {
+                self.echoes.moves.note(&line);
+                square
+            }
             Err(fault) => {
                 if fault.kind == FaultKind::Malformed {
                     self.stray.push(format!(
@@ -797,6 +842,7 @@ impl Checker {
         checks.push(exit);
         checks.push(self.times_check());
         checks.push(self.stdout_check());
+        checks.push(self.echo_check());
         Ok(checks)
     }
 
@@ -822,6 +868,7 @@ impl Checker {
         checks.push(skipped("stdin-close", "exits when its stdin closes"));
         checks.push(skipped("times", TIMES));
         checks.push(skipped("stdout", "writes only protocol lines on stdout"));
+        checks.push(skipped("echo", ECHO));
         checks
     }
 
@@ -934,6 +981,52 @@ impl Checker {
         }
     }
 
+    /// A bot whose answers do not say what they answer is not wrong by protocol version 1, so
+    /// this is a warning, not a failure: but a match cannot tell its late second answer to one
+    /// turn from its answer to the next, and takes the one for the other.
+    fn echo_check(&self) -> Check {
+        let (ready, moves) = (&self.echoes.ready, &self.echoes.moves);
+        if ready.with + ready.without + moves.with + moves.without == 0 {
+            return Check::not_checked("echo", ECHO, "the bot gave no good answer to judge");
+        }
+        let missing: Vec<String> = [
+            ready.missing("ready answers", "game"),
+            moves.missing("moves", "ply"),
+        ]
+        .into_iter()
+        .flatten()
+        .collect();
+        if missing.is_empty() {
+            return Check::pass(
+                "echo",
+                ECHO,
+                format!(
+                    "every ready carries the game of its start, every move the ply of its turn \
+                     ({} answers)",
+                    ready.with + moves.with
+                ),
+            );
+        }
+        let mut check = Check::warning(
+            "echo",
+            ECHO,
+            format!(
+                "{}: a match cannot tell a late second answer from the answer to the next turn",
+                missing.join(", ")
+            ),
+        );
+        check.hint = Some(
+            "echo the turn's ply in every move ({\"type\":\"move\",\"square\":\"d3\",\"ply\":14}) \
+             and the start's game in every ready ({\"type\":\"ready\",\"game\":\"...\"}). \
+             Without them, a second answer to one turn that arrives after the next turn was sent \
+             is taken as the answer to that turn: the game records an illegal move, or plays a \
+             stale move as the bot's choice, instead of the malformed answer it was \
+             (protocol/PROTOCOL.md, \"Versioning\")."
+                .into(),
+        );
+        check
+    }
+
     fn stdout_check(&self) -> Check {
         let title = "writes only protocol lines on stdout";
         match self.stray.first() {
@@ -964,6 +1057,7 @@ impl Checker {
 }
 
 const SEVERAL_GAMES: &str = "plays several games in one process";
+const ECHO: &str = "says which start and turn it answers";
 const END: &str = "stays silent after end";
 const TIMES: &str = "answer times within the move limit";
 
@@ -1134,6 +1228,7 @@ pub fn run(args: &CheckBotArgs) -> Result<()> {
         pids: Vec::new(),
         silent_starts: 0,
         first_bad_start_hint: None,
+        echoes: Echoes::default(),
     };
     let scenarios = positions::scenarios(args.seed);
     let outcome = checker.run(&scenarios);

@@ -1,6 +1,7 @@
-//! The checklist `check-bot` prints: one line per check, passed, failed or not checked, and for a
-//! failure the exact lines that were sent and what came back, so that the author can pipe them
-//! into the bot by hand. `--json` prints the same as one JSON object (shape in README.md, "Checking a bot").
+//! The checklist `check-bot` prints: one line per check, passed, warned, failed or not checked,
+//! and for a failure the exact lines that were sent and what came back, so that the author can
+//! pipe them into the bot by hand. `--json` prints the same as one JSON object (shape in
+//! README.md, "Checking a bot").
 
 use crate::explain::stderr_excerpt;
 use crate::text::visible;
@@ -12,6 +13,9 @@ use serde::Serialize;
 #[serde(rename_all = "kebab-case")]
 pub enum Status {
     Passed,
+    /// The bot does what protocol version 1 asks, but not what keeps it safe in a match (such as
+    /// saying which turn an answer is for). Not a failure: the run still passes, exit code 0.
+    Warning,
     Failed,
     /// The check could not run because of an earlier failure; it says nothing about the bot.
     NotChecked,
@@ -25,8 +29,8 @@ pub struct Check {
     /// What is checked, for people.
     pub title: String,
     pub status: Status,
-    /// Whether the check ran and passed (`status` is `passed`): kept for readers of the JSON
-    /// that know only this field.
+    /// Whether the check ran and did not fail (`status` is `passed` or `warning`): kept for
+    /// readers of the JSON that know only this field.
     pub passed: bool,
     /// What happened, in one line: what was sent, what came back, how long it took.
     pub summary: String,
@@ -59,6 +63,15 @@ impl Check {
         }
     }
 
+    /// A check the bot passes by the protocol, with a risk it should know of: the summary says
+    /// what, the hint why it matters and what to do.
+    pub fn warning(id: &str, title: &str, summary: String) -> Check {
+        Check {
+            status: Status::Warning,
+            ..Check::pass(id, title, summary)
+        }
+    }
+
     pub fn fail(id: &str, title: &str, summary: String) -> Check {
         Check {
             status: Status::Failed,
@@ -81,6 +94,8 @@ impl Check {
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
 pub struct Counts {
     pub passed: usize,
+    /// Checks passed with a warning: counted apart from `passed`, and no failure.
+    pub warnings: usize,
     pub failed: usize,
     pub not_checked: usize,
 }
@@ -91,6 +106,7 @@ impl Counts {
         for check in checks {
             match check.status {
                 Status::Passed => counts.passed += 1,
+                Status::Warning => counts.warnings += 1,
                 Status::Failed => counts.failed += 1,
                 Status::NotChecked => counts.not_checked += 1,
             }
@@ -98,16 +114,21 @@ impl Counts {
         counts
     }
 
-    /// Every check ran and passed: the exit code is 0 exactly then.
+    /// Every check ran and passed, warnings or not: the exit code is 0 exactly then.
     pub fn all_passed(&self) -> bool {
         self.failed == 0 && self.not_checked == 0
     }
 
-    /// The verdict in one line: `25 checks: 2 failed, 22 not checked, 1 passed`.
+    /// The verdict in one line: `25 checks: 2 failed, 22 not checked, 1 passed`; with warnings,
+    /// `26 checks passed, 1 with a warning`.
     pub fn verdict(&self) -> String {
-        let total = self.passed + self.failed + self.not_checked;
+        let total = self.passed + self.warnings + self.failed + self.not_checked;
         if self.all_passed() {
-            return format!("all {total} checks passed");
+            return match self.warnings {
+                0 => format!("all {total} checks passed"),
+                1 => format!("all {total} checks passed, 1 with a warning"),
+                n => format!("all {total} checks passed, {n} with a warning"),
+            };
         }
         let mut parts = Vec::new();
         if self.failed > 0 {
@@ -115,6 +136,9 @@ impl Counts {
         }
         if self.not_checked > 0 {
             parts.push(format!("{} not checked", self.not_checked));
+        }
+        if self.warnings > 0 {
+            parts.push(format!("{} warned", self.warnings));
         }
         parts.push(format!("{} passed", self.passed));
         format!("{total} checks: {}", parts.join(", "))
@@ -194,6 +218,7 @@ impl Report {
         for check in &self.checks {
             let mark = match check.status {
                 Status::Passed => "ok  ",
+                Status::Warning => "WARN",
                 Status::Failed => "FAIL",
                 Status::NotChecked => "--  ",
             };
@@ -223,6 +248,11 @@ impl Report {
             out.push_str(": the bot speaks the protocol.\n");
         } else {
             out.push_str(".\n");
+        }
+        if self.counts.warnings > 0 {
+            out.push_str(
+                "Warnings do not fail the check, but each names a risk in a match: see its hint.\n",
+            );
         }
         if self.counts.not_checked > 0 {
             out.push_str(
@@ -264,6 +294,7 @@ mod tests {
             counts,
             Counts {
                 passed: 1,
+                warnings: 0,
                 failed: 1,
                 not_checked: 2
             }
@@ -305,6 +336,47 @@ mod tests {
         assert_eq!(json["checks"][2]["passed"], false);
         assert_eq!(json["checks"][1]["status"], "failed");
         assert_eq!(json["counts"]["not_checked"], 2);
+    }
+
+    #[test]
+    fn a_warning_is_counted_apart_and_fails_nothing() {
+        let mut warned = Check::warning("w", "echo", "no ply".into());
+        warned.hint = Some("say which turn".into());
+        let checks = vec![Check::pass("a", "one", "fine".into()), warned];
+        let counts = Counts::of(&checks);
+        assert_eq!((counts.passed, counts.warnings, counts.failed), (1, 1, 0));
+        assert!(counts.all_passed());
+        assert_eq!(counts.verdict(), "all 2 checks passed, 1 with a warning");
+        let with_failure = [checks.clone(), vec![Check::fail("b", "two", "x".into())]].concat();
+        assert_eq!(
+            Counts::of(&with_failure).verdict(),
+            "3 checks: 1 failed, 1 warned, 1 passed"
+        );
+        let report = Report {
+            command: vec!["bot".into()],
+            seed: 0,
+            move_ms: 1,
+            startup_ms: 1,
+            grace_ms: 1,
+            passed: counts.all_passed(),
+            counts,
+            checks,
+            times: None,
+        };
+        let text = report.text();
+        assert!(
+            text.contains("WARN  echo  no ply\n        hint:   say which turn"),
+            "{text}"
+        );
+        assert!(
+            text.contains("all 2 checks passed, 1 with a warning: the bot speaks the protocol."),
+            "{text}"
+        );
+        let json = serde_json::to_value(&report).unwrap();
+        assert_eq!(json["checks"][1]["status"], "warning");
+        assert_eq!(json["checks"][1]["passed"], true);
+        assert_eq!(json["counts"]["warnings"], 1);
+        assert_eq!(json["passed"], true);
     }
 
     #[test]

@@ -12,7 +12,7 @@
 
 use crate::limits::Limits;
 use crate::process::{describe_status, BotLog, BotProcess, Received};
-use crate::protocol::{fault_text, parse_reply, Reply, MAX_LINE_BYTES};
+use crate::protocol::{fault_text, parse_reply, truncate, Reply, MAX_LINE_BYTES};
 use crate::record::{FaultKind, ReadyInfo};
 use crate::rules::Square;
 use std::path::PathBuf;
@@ -412,10 +412,24 @@ pub fn wait_any(bots: &mut [&mut Connection], wait: Duration) {
     crate::process::wait_any(&mut processes, wait);
 }
 
-/// The answer to `start`: the bot's `ready`, or the fault.
-pub fn judge_ready(line: &[u8]) -> Result<ReadyInfo, Fault> {
+/// The answer to the `start` of game `game`: the bot's `ready`, or the fault. A `ready` that says
+/// it answers another game's start (its `game` echo) is malformed: it is a late answer to an
+/// earlier start, whatever its timing.
+pub fn judge_ready(line: &[u8], game: &str) -> Result<ReadyInfo, Fault> {
     match parse_reply(line) {
-        Ok(Reply::Ready { name, version }) => Ok(ReadyInfo { name, version }),
+        Ok(Reply::Ready {
+            game: Some(answered),
+            ..
+        }) if answered != game => Err(Fault::malformed(
+            format!(
+                "answered the start of game {}, not the one of game {}: an answer to another \
+                 game's start",
+                truncate(&answered, 40),
+                truncate(game, 40)
+            ),
+            line,
+        )),
+        Ok(Reply::Ready { name, version, .. }) => Ok(ReadyInfo { name, version }),
         Ok(Reply::Move { .. } | Reply::UnknownSquare { .. }) => Err(Fault::malformed(
             "expected a ready message, got a move",
             line,
@@ -424,19 +438,131 @@ pub fn judge_ready(line: &[u8]) -> Result<ReadyInfo, Fault> {
     }
 }
 
-/// The answer to `turn`, read from the wire: a square name (for the rules to judge), or the
-/// fault. A square name that names no square at all is an illegal move, not a malformed line.
-pub fn judge_move(line: &[u8]) -> MoveAnswer {
-    match parse_reply(line) {
-        Ok(Reply::Move { square }) => Ok(square),
-        Ok(Reply::UnknownSquare { square }) => Err(Fault::new(
+/// The answer to the `turn` at `ply`, read from the wire: a square name (for the rules to
+/// judge), or the fault. A square name that names no square at all is an illegal move, not a
+/// malformed line. A move that says it answers another ply (its `ply` echo) is malformed before
+/// its square is looked at: it answers an earlier turn (a second answer that came late), and
+/// its square, legal or not, was never this turn's choice.
+pub fn judge_move(line: &[u8], ply: u32) -> MoveAnswer {
+    let (square, answered) = match parse_reply(line) {
+        Ok(Reply::Move { square, ply }) => (Ok(square), ply),
+        Ok(Reply::UnknownSquare { square, ply }) => (Err(square), ply),
+        Ok(Reply::Ready { .. }) => {
+            return Err(Fault::malformed("expected a move message, got ready", line))
+        }
+        Err(e) => return Err(Fault::malformed(e, line)),
+    };
+    if let Some(answered) = answered.filter(|&a| a != u64::from(ply)) {
+        let why = if answered < u64::from(ply) {
+            "an answer to an earlier turn"
+        } else {
+            "a ply no turn has had yet"
+        };
+        return Err(Fault::malformed(
+            format!("answered the turn at ply {answered}, not the one at ply {ply}: {why}"),
+            line,
+        ));
+    }
+    square.map_err(|square| {
+        Fault::new(
             FaultKind::Illegal,
             crate::protocol::unknown_square(&square),
             Some(fault_text(line)),
-        )),
-        Ok(Reply::Ready { .. }) => {
-            Err(Fault::malformed("expected a move message, got ready", line))
-        }
-        Err(e) => Err(Fault::malformed(e, line)),
+        )
+    })
+}
+
+/// Whether an answer says which message it answers (`game` in a `ready`, `ply` in a `move`).
+/// Not a judgement (that is `judge_ready` and `judge_move`): `check-bot` warns about a bot that
+/// never says, since only the echo lets a match tell a late second answer from the next one.
+pub fn says_what_it_answers(line: &[u8]) -> bool {
+    matches!(
+        parse_reply(line),
+        Ok(Reply::Ready { game: Some(_), .. }
+            | Reply::Move { ply: Some(_), .. }
+            | Reply::UnknownSquare { ply: Some(_), .. })
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_move_for_another_ply_is_malformed_before_its_square_is_looked_at() {
+        let d3: Square = "d3".parse().unwrap();
+        // No echo, or the echo of this turn: judged as the square says.
+        assert_eq!(judge_move(br#"{"type":"move","square":"d3"}"#, 14), Ok(d3));
+        assert_eq!(
+            judge_move(br#"{"type":"move","square":"d3","ply":14}"#, 14),
+            Ok(d3)
+        );
+        let line = br#"{"type":"move","square":"d3","ply":12}"#;
+        let fault = judge_move(line, 14).unwrap_err();
+        assert_eq!(fault.kind, FaultKind::Malformed);
+        assert_eq!(
+            fault.detail,
+            "answered the turn at ply 12, not the one at ply 14: an answer to an earlier turn"
+        );
+        assert_eq!(
+            fault.text.as_deref(),
+            Some(r#"{"type":"move","square":"d3","ply":12}"#)
+        );
+        // A square that names nothing, for an earlier turn: the stale answer is what is wrong.
+        let fault = judge_move(br#"{"type":"move","square":"zz","ply":3}"#, 14).unwrap_err();
+        assert_eq!(fault.kind, FaultKind::Malformed);
+        // ... and for this turn it is the illegal move it always was.
+        let fault = judge_move(br#"{"type":"move","square":"zz","ply":14}"#, 14).unwrap_err();
+        assert_eq!(fault.kind, FaultKind::Illegal);
+        let fault = judge_move(br#"{"type":"move","square":"d3","ply":15}"#, 14).unwrap_err();
+        assert_eq!(
+            (fault.kind, fault.detail.as_str()),
+            (
+                FaultKind::Malformed,
+                "answered the turn at ply 15, not the one at ply 14: a ply no turn has had yet"
+            )
+        );
+        let fault = judge_move(br#"{"type":"move","square":"d3","ply":-2}"#, 14).unwrap_err();
+        assert_eq!(
+            (fault.kind, fault.detail.as_str()),
+            (
+                FaultKind::Malformed,
+                "field 'ply' must be a non-negative integer"
+            )
+        );
+    }
+
+    #[test]
+    fn a_ready_for_another_game_is_malformed() {
+        let ready = |line: &[u8]| judge_ready(line, "g-2");
+        assert_eq!(
+            ready(br#"{"type":"ready","name":"b"}"#).map(|r| r.name),
+            Ok(Some("b".into()))
+        );
+        assert_eq!(
+            ready(br#"{"type":"ready","name":"b","game":"g-2"}"#).map(|r| r.name),
+            Ok(Some("b".into()))
+        );
+        let fault = ready(br#"{"type":"ready","name":"b","game":"g-1"}"#).unwrap_err();
+        assert_eq!(fault.kind, FaultKind::Malformed);
+        assert_eq!(
+            fault.detail,
+            "answered the start of game g-1, not the one of game g-2: an answer to another \
+             game's start"
+        );
+    }
+
+    #[test]
+    fn only_an_answer_with_its_echo_says_what_it_answers() {
+        assert!(says_what_it_answers(
+            br#"{"type":"move","square":"d3","ply":0}"#
+        ));
+        assert!(says_what_it_answers(br#"{"type":"ready","game":"g"}"#));
+        assert!(!says_what_it_answers(br#"{"type":"move","square":"d3"}"#));
+        assert!(!says_what_it_answers(br#"{"type":"ready","name":"x"}"#));
+        assert!(!says_what_it_answers(
+            br#"{"type":"move","square":"d3","ply":null}"#
+        ));
+        assert!(!says_what_it_answers(b"not json"));
     }
 }

@@ -100,6 +100,15 @@ pub fn hint(fault: &FaultRecord) -> Option<String> {
                  protocol's messages."
             }
         }
+        FaultKind::Malformed if detail.starts_with("answered the turn at ply") => {
+            "the bot sent a move for another turn than the one asked (two answers to one turn? \
+             the second was read when the next turn was due): answer each turn once, with the \
+             turn's own ply."
+        }
+        FaultKind::Malformed if detail.starts_with("answered the start of game") => {
+            "the bot's ready named another game than the start it answered (an answer left over \
+             from an earlier start?): answer each start once, with its own game id."
+        }
         FaultKind::Malformed if detail.starts_with("a line longer than") => {
             "one protocol message per line: is the bot writing without newlines, or dumping data \
              to stdout?"

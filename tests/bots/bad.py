@@ -6,7 +6,8 @@ chosen way at one chosen turn.
 
 It appends its own PID (and those of any children it starts) to PIDFILE so that the tests can
 check afterwards that no process remains. TURN counts this bot's turns in each game from 1
-(default 1).
+(default 1). A MODE ending in "+echo" (such as "stale+echo") also says in every answer which
+message it answers: the start's game in ready, the turn's ply in move.
 """
 import fcntl
 import json
@@ -18,6 +19,8 @@ import threading
 import time
 
 pidfile, mode = sys.argv[1], sys.argv[2]
+echo = mode.endswith("+echo")
+mode = mode.removesuffix("+echo")
 turn_to_fail = int(sys.argv[3]) if len(sys.argv) > 3 else 1
 arg = sys.argv[4] if len(sys.argv) > 4 else None
 
@@ -88,19 +91,38 @@ if mode == "flood-stderr":
     big_pipe(2)
     threading.Thread(target=flood, args=(2,), daemon=True).start()
 
+
+def move(square, turn):
+    """A move line answering `turn` (with its ply if this bot echoes)."""
+    answer = {"type": "move", "square": square}
+    if echo:
+        answer["ply"] = turn["ply"]
+    return json.dumps(answer) + "\n"
+
+
 turns = 0
+stale = None  # "stale": the answer to write again once the next turn has been read
+previous_game = None  # "old-game": the game of the start before this one
 for line in sys.stdin:
     msg = json.loads(line)
     kind = msg["type"]
     if kind == "start":
         turns = 0
+        stale = None
         if mode == "no-ready":
             continue
         if mode == "chatty-start":
             # 300 KB on stderr at the start of every game.
             sys.stderr.write(("chatter " * 1023 + "\n") * 36)
             sys.stderr.flush()
-        ready = json.dumps({"type": "ready", "name": "bad-" + mode, "version": "1"}) + "\n"
+        ready = {"type": "ready", "name": "bad-" + mode, "version": "1"}
+        if echo:
+            ready["game"] = msg["game"]
+        if mode == "old-game":
+            # Says it answers the start of the game before (its first start: this one).
+            ready["game"] = previous_game or msg["game"]
+            previous_game = msg["game"]
+        ready = json.dumps(ready) + "\n"
         if mode == "escapes":
             # A name and version that would clear the screen, retitle the terminal and forge a
             # line of output, if printed raw.
@@ -117,6 +139,12 @@ for line in sys.stdin:
     if kind != "turn":
         continue
     turns += 1
+    if stale is not None:
+        # The next turn has been read, so the referee has taken the first answer: the second
+        # answer to the earlier turn now certainly arrives while this turn's answer is due.
+        send(stale)
+        stale = None
+        continue
     if mode == "chatty":
         # Far more stderr than a pipe holds, every turn: the referee must drain it.
         sys.stderr.write(("chatter " * 8191 + "\n") * 5)
@@ -163,6 +191,11 @@ for line in sys.stdin:
             answer = json.dumps({"type": "move", "square": msg["legal"][0]}) + "\n"
             send(answer + answer)
             continue
+        elif mode == "stale":
+            # Answers, and answers the same turn again only after reading its next turn.
+            stale = move(msg["legal"][0], msg)
+            send(stale)
+            continue
         elif mode == "spam-later":
             # A second answer ARG ms after the first, while another bot is thinking.
             answer = json.dumps({"type": "move", "square": msg["legal"][0]}) + "\n"
@@ -195,7 +228,7 @@ for line in sys.stdin:
             # A move to the square named ARG, whatever the board.
             send(json.dumps({"type": "move", "square": arg}) + "\n")
             continue
-    send(json.dumps({"type": "move", "square": msg["legal"][0]}) + "\n")
+    send(move(msg["legal"][0], msg))
 
 if mode == "linger":
     time.sleep(30)

@@ -58,8 +58,12 @@ fn assert_all_pass(options: &[&str], command: &[&str]) -> Value {
     assert_eq!(report["passed"], true);
     let counts = &report["counts"];
     assert_eq!(
-        (&counts["failed"], &counts["not_checked"]),
-        (&Value::from(0), &Value::from(0)),
+        (
+            &counts["failed"],
+            &counts["not_checked"],
+            &counts["warnings"]
+        ),
+        (&Value::from(0), &Value::from(0), &Value::from(0)),
         "{counts}"
     );
     assert_eq!(
@@ -103,6 +107,7 @@ fn assert_complete(report: &Value) {
         "stdin-close",
         "times",
         "stdout",
+        "echo",
     ] {
         assert!(ids.contains(&id), "{id} missing from {ids:?}");
     }
@@ -110,6 +115,20 @@ fn assert_complete(report: &Value) {
     assert!(times["answers"].as_u64().unwrap() > 100, "{times}");
     assert!(times["p50_ms"].as_f64().unwrap() <= times["p99_ms"].as_f64().unwrap());
     assert!(times["p99_ms"].as_f64().unwrap() <= times["max_ms"].as_f64().unwrap());
+}
+
+/// Every starter and built-in bot says which start and turn each answer is for: its `echo` check
+/// passes, with no warning (`assert_all_pass` counts none).
+fn assert_echoes(report: &Value) {
+    let echo = find(report, "echo");
+    assert_eq!(echo["status"], "passed", "{echo}");
+    assert!(
+        echo["summary"]
+            .as_str()
+            .unwrap()
+            .contains("every move the ply"),
+        "{echo}"
+    );
 }
 
 fn starter_passes(language: &str) {
@@ -125,7 +144,9 @@ fn starter_passes(language: &str) {
         *program = bot_cmd(&[program]);
     }
     let command: Vec<&str> = command.iter().map(String::as_str).collect();
-    assert_complete(&assert_all_pass(&[], &command));
+    let report = assert_all_pass(&[], &command);
+    assert_complete(&report);
+    assert_echoes(&report);
 }
 
 #[test]
@@ -151,7 +172,9 @@ fn rust_starter_passes() {
 #[test]
 fn instant_built_in_bots_pass() {
     for name in ["random", "greedy"] {
-        assert_complete(&assert_all_pass(&[], &[&format!("builtin:{name}")]));
+        let report = assert_all_pass(&[], &[&format!("builtin:{name}")]);
+        assert_complete(&report);
+        assert_echoes(&report);
     }
 }
 
@@ -176,6 +199,7 @@ fn searching_built_in_bots_pass() {
             );
         }
         assert_complete(&report);
+        assert_echoes(&report);
         let p50 = report["times"]["p50_ms"].as_f64().unwrap();
         assert!(
             p50 < 70.0,
@@ -277,7 +301,7 @@ fn the_checklist_counts_not_checked_apart_from_failed() {
     assert_eq!(marked("FAIL  "), 2, "{text}");
     assert_eq!(marked("ok    "), 0, "{text}");
     let skipped: Vec<&&str> = lines.iter().filter(|l| l.starts_with("--    ")).collect();
-    assert_eq!(skipped.len(), 23, "{text}");
+    assert_eq!(skipped.len(), 24, "{text}");
     assert!(
         skipped
             .iter()
@@ -285,11 +309,11 @@ fn the_checklist_counts_not_checked_apart_from_failed() {
         "{text}"
     );
     assert!(
-        text.contains("\n25 checks: 2 failed, 23 not checked, 0 passed.\n"),
+        text.contains("\n26 checks: 2 failed, 24 not checked, 0 passed.\n"),
         "{text}"
     );
     assert!(text.contains("fix the failures and check again"), "{text}");
-    out.assert_stderr_has("25 checks: 2 failed, 23 not checked, 0 passed");
+    out.assert_stderr_has("26 checks: 2 failed, 24 not checked, 0 passed");
 }
 
 #[test]
@@ -519,4 +543,59 @@ fn a_closed_stderr_or_stdout_does_not_panic() {
     // pipe: no panic (exit 101), the verdict (1: a check failed) all the same.
     assert_eq!(exit_code(Stdio::null(), closed_pipe().into()), Some(1));
     assert_eq!(exit_code(closed_pipe().into(), Stdio::null()), Some(1));
+}
+
+/// A bot that plays well but never says which turn or start it answers passes, with a warning
+/// that says why it matters; the same bot with the echo passes without one.
+#[test]
+fn a_bot_without_the_echo_passes_with_a_warning_that_says_why() {
+    let dir = temp_dir("check-bot-echo");
+    let script = test_bot("bad.py");
+    let pids = utf8(&dir.join("pids")).to_string();
+    let (out, report) = check(&[], &["python3", &script, &pids, "plain"]);
+    out.assert_code(0);
+    assert_eq!(report["passed"], true);
+    let echo = find(&report, "echo");
+    assert_eq!(echo["status"], "warning", "{echo}");
+    assert_eq!(echo["passed"], true, "{echo}");
+    let summary = echo["summary"].as_str().unwrap();
+    // Every position check's ready and move (whole games go through the referee).
+    assert!(
+        summary.starts_with("12 of 12 ready answers carry no game, 12 of 12 moves carry no ply"),
+        "{summary}"
+    );
+    let hint = echo["hint"].as_str().unwrap();
+    assert!(
+        hint.contains("\"ply\"") && hint.contains("illegal move"),
+        "{hint}"
+    );
+    let counts = &report["counts"];
+    assert_eq!(
+        (&counts["warnings"], &counts["failed"]),
+        (&Value::from(1), &Value::from(0))
+    );
+    assert_eq!(
+        counts["passed"].as_u64().unwrap() as usize,
+        report["checks"].as_array().unwrap().len() - 1
+    );
+
+    // On the terminal: marked WARN, counted apart, and the run still passes.
+    let out = multiversi("check-bot")
+        .args(&["--", "python3", &script, &pids, "plain"])
+        .run();
+    out.assert_code(0);
+    let text = out.stdout();
+    assert!(
+        text.lines()
+            .any(|l| l.starts_with("WARN  says which start and turn it answers")),
+        "{text}"
+    );
+    out.assert_stdout_has(
+        "\nall 26 checks passed, 1 with a warning: the bot speaks the protocol.\n",
+    );
+
+    let (out, report) = check(&[], &["python3", &script, &pids, "plain+echo"]);
+    out.assert_code(0);
+    assert_echoes(&report);
+    assert_eq!(report["counts"]["warnings"], 0);
 }

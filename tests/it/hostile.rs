@@ -414,3 +414,105 @@ fn control_characters_from_a_bot_never_reach_a_terminal_raw() {
         "{f:?}"
     );
 }
+
+/// The seat's own moves in a game, in order.
+fn moves_of(r: &GameRecord, seat: usize) -> Vec<&multiversi::record::MoveRecord> {
+    r.moves.iter().filter(|m| m.seat == seat).collect()
+}
+
+#[test]
+fn a_second_answer_that_comes_after_the_next_turn_is_an_answer_to_an_earlier_turn() {
+    // `stale` answers its second turn, then writes that answer again only once it has read its
+    // third turn: the stale line is certain to arrive while the third turn's answer is due,
+    // whatever the timing. The others answer at once.
+    for mode in ["stale+echo", "stale"] {
+        let dir = temp_dir(&format!("hostile-{}", mode.replace('+', "-")));
+        let pids = dir.join("pids");
+        let bots = [
+            bad_bot(&pids, mode, 2, "0"),
+            "builtin:random".to_string(),
+            "builtin:greedy".to_string(),
+        ];
+        let (records, _) = play(&dir, &bots, &["--games", "3"]);
+        assert_eq!(records.len(), 3);
+        for r in &records {
+            check_record(r);
+            let s = seat_of(r, mode);
+            assert_eq!(r.faults.len(), 1, "{mode}: {:?}", r.faults);
+            let f = &r.faults[0];
+            let own = moves_of(r, s);
+            // Its first two answers were played; the fault is at its third turn.
+            assert_eq!(own.len(), 2, "{mode}: {:?}", r.moves);
+            let (answered, stale_square) = (own[1].ply, own[1].square);
+            assert_eq!(f.seat, s);
+            assert!(f.ply > answered, "{f:?}");
+            assert!(
+                f.text
+                    .as_deref()
+                    .unwrap_or("")
+                    .contains(&stale_square.to_string()),
+                "{f:?}"
+            );
+            if mode == "stale+echo" {
+                // With the echo, the referee sees what the line is: a second answer to the
+                // turn at ply `answered`, malformed, in words that say so.
+                assert_eq!(f.kind, FaultKind::Malformed, "{f:?}");
+                assert_eq!(
+                    f.detail,
+                    format!(
+                        "answered the turn at ply {answered}, not the one at ply {}: an answer \
+                         to an earlier turn",
+                        f.ply
+                    )
+                );
+            } else {
+                // The risk of a bot without the echo: the stale line is taken as the answer to
+                // the new turn, and its square judged on the new board. It was played at the
+                // earlier turn, so it is occupied now: the game records an illegal move, not
+                // the malformed second answer it was. (Had the square been free and legal, the
+                // stale move would have been played as the bot's choice.)
+                assert_eq!(f.kind, FaultKind::Illegal, "{f:?}");
+                assert_eq!(
+                    f.detail,
+                    format!("illegal move {stale_square}: the square is occupied")
+                );
+            }
+        }
+        verify_holds(&dir.join("games.jsonl"));
+    }
+}
+
+#[test]
+fn a_ready_that_echoes_another_game_is_malformed() {
+    // `old-game` echoes, in each ready, the game of the start before (at its first start, the
+    // right one): kept alive for a second game, it answers that game's start as the first's.
+    let dir = temp_dir("hostile-old-game");
+    let pids = dir.join("pids");
+    let bots = [
+        bad_bot(&pids, "old-game", 1, "0"),
+        "builtin:random".to_string(),
+        "builtin:greedy".to_string(),
+    ];
+    let (mut records, _) = play(&dir, &bots, &["--games", "2"]);
+    records.sort_by(|a, b| a.game.cmp(&b.game));
+    let [first, second] = &records[..] else {
+        panic!("two games: {records:?}")
+    };
+    assert!(first.faults.is_empty(), "{:?}", first.faults);
+    let s = seat_of(second, "old-game");
+    let f = &second.faults[..];
+    assert_eq!(f.len(), 1, "{f:?}");
+    assert_eq!(
+        (f[0].seat, f[0].kind, f[0].ply),
+        (s, FaultKind::Malformed, 0)
+    );
+    assert_eq!(
+        f[0].detail,
+        format!(
+            "answered the start of game {}, not the one of game {}: an answer to another \
+             game's start",
+            first.game, second.game
+        )
+    );
+    assert!(moves_of(second, s).is_empty());
+}

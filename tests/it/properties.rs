@@ -100,7 +100,7 @@ proptest! {
 
     #[test]
     fn reply_like_lines_parse_or_fail_without_panic(line in reply_like()) {
-        if let Ok(Reply::Move { square }) = parse_reply(&line) {
+        if let Ok(Reply::Move { square, .. }) = parse_reply(&line) {
             // Whatever was accepted names a square in the protocol's own spelling.
             prop_assert_eq!(square.to_string().parse::<Square>().ok(), Some(square));
         }
@@ -110,7 +110,7 @@ proptest! {
     fn every_square_spelled_as_the_protocol_does_is_read_back(col in 0u8..26, row in 0u8..26) {
         let square = Square { col, row };
         let line = format!("{{\"type\":\"move\",\"square\":\"{square}\"}}");
-        prop_assert_eq!(parse_reply(line.as_bytes()), Ok(Reply::Move { square }));
+        prop_assert_eq!(parse_reply(line.as_bytes()), Ok(Reply::Move { square, ply: None }));
     }
 
     #[test]

@@ -184,6 +184,29 @@ fn the_checker_notices_what_the_schemas_forbid() {
     );
 }
 
+/// The echo (`game` in `ready`, `ply` in `move`) is an optional field of version 1: an answer
+/// with it and one without both match, and a ply that is no ply does not.
+#[test]
+fn answers_match_their_schemas_with_and_without_the_echo() {
+    let ready = load("protocol/schema/ready.json");
+    check(&json!({"type": "ready", "name": "b"}), &ready).expect("a ready without its echo");
+    check(
+        &json!({"type": "ready", "name": "b", "version": "1", "game": "g-1"}),
+        &ready,
+    )
+    .expect("a ready with its echo");
+    assert!(check(&json!({"type": "ready", "game": 7}), &ready).is_err());
+
+    let mv = load("protocol/schema/move.json");
+    check(&json!({"type": "move", "square": "d3"}), &mv).expect("a move without its echo");
+    check(&json!({"type": "move", "square": "d3", "ply": 14}), &mv).expect("with its echo");
+    check(&json!({"type": "move", "square": "d3", "ply": 0}), &mv).expect("at ply 0");
+    for ply in [json!(-1), json!(1.5), json!("14")] {
+        let line = json!({"type": "move", "square": "d3", "ply": ply});
+        assert!(check(&line, &mv).is_err(), "{line} passed");
+    }
+}
+
 /// The fault kinds' words are written once in the code (`FaultKind::as_str`); the schemas of the
 /// record and of the `end` message list the same words, in the same order.
 #[test]

@@ -183,9 +183,22 @@ fn transcript_check(bot: &Bot) {
     session.send_raw(&input);
     let ready = session.reply("ready");
     assert_eq!(ready["name"], bot.name);
-    assert_eq!(session.reply("move")["square"], "a4", "the greedy move");
-    assert_eq!(session.reply("ready")["name"], bot.name);
-    let square = session.reply("move")["square"].clone();
+    // Every answer says which start and turn it answers (the echo).
+    assert_eq!(
+        ready["game"], "t-1",
+        "the echo of the start's game: {ready}"
+    );
+    let first = session.reply("move");
+    assert_eq!(first["square"], "a4", "the greedy move");
+    assert_eq!(first["ply"], 9, "the echo of the turn's ply: {first}");
+    let ready = session.reply("ready");
+    assert_eq!(
+        (&ready["name"], &ready["game"]),
+        (&json!(bot.name), &json!("t-2"))
+    );
+    let second = session.reply("move");
+    assert_eq!(second["ply"], 2, "{second}");
+    let square = second["square"].clone();
     assert!(
         ["g7", "d4", "e4", "f4"].iter().any(|s| square == *s),
         "placing move {square} is not one of the listed squares"

@@ -11,8 +11,10 @@
 //! - The referee writes one JSON object per line to our stdin; we answer with one JSON object per
 //!   line on stdout and flush after every line (Rust's stdout is line-buffered, but flushing
 //!   by hand makes it certain). Logs go to stderr (`eprintln!`) only.
-//! - `start` -> we answer `{"type":"ready",...}`;
-//!   `turn` -> we answer `{"type":"move","square":"d3"}`;
+//! - `start` -> we answer `{"type":"ready","game":...}`, echoing the start's game id;
+//!   `turn` -> we answer `{"type":"move","square":"d3","ply":...}`, echoing the turn's ply.
+//!   The echo lets the referee tell our answer to this turn from a late second answer to an
+//!   earlier one; without it, a stray line could be played as our move.
 //!   `end` -> no answer; the game is over. Another `start` may follow (next game).
 //! - When stdin is closed, we exit.
 //! - Unknown message types and unknown fields are ignored, so newer referees still work with us.
@@ -193,14 +195,15 @@ fn main() -> io::Result<()> {
                 my_seat = message["seat"].as_u64().unwrap_or(0);
                 let game = message["game"].as_str().unwrap_or("?");
                 eprintln!("[{NAME}] game {game}: seat {my_seat}");
-                send(
-                    &mut out,
-                    json!({"type": "ready", "name": NAME, "version": VERSION}),
-                )?;
+                let ready = json!({
+                    "type": "ready", "name": NAME, "version": VERSION, "game": message["game"]
+                });
+                send(&mut out, ready)?;
             }
             Some("turn") => {
                 let square = choose_move(&message, my_seat).unwrap_or_else(|| "a1".into());
-                send(&mut out, json!({"type": "move", "square": square}))?;
+                let answer = json!({"type": "move", "square": square, "ply": message["ply"]});
+                send(&mut out, answer)?;
             }
             Some("end") => {
                 let game = message["game"].as_str().unwrap_or("?");
