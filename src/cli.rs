@@ -28,6 +28,9 @@ pub enum Command {
     Match(Box<crate::matches::MatchArgs>),
     /// Play a league: many bots, every seating, games in parallel, resumable (README, "Leagues").
     League(crate::league::command::LeagueArgs),
+    /// Is NEW better than OLD? A sequential test (SPRT) that plays twin pairs until it decides
+    /// (see README, "Is my new version better?"). Exit 0: better; 10: not better; 11: no verdict.
+    Sprt(Box<crate::league::sprt_command::SprtArgs>),
     /// Run a built-in bot speaking the bot protocol on stdin/stdout.
     Bot(BotArgs),
     /// Put one bot through the protocol's situations and print a checklist (see README,
@@ -107,6 +110,7 @@ pub fn run(cli: Cli) -> Result<()> {
         Command::Perft(args) => run_perft(&args),
         Command::Match(args) => crate::matches::run_match(&args),
         Command::League(args) => crate::league::command::run_league(&args),
+        Command::Sprt(args) => crate::league::sprt_command::run(&args),
         Command::Bot(args) => run_bot(&args),
         Command::CheckBot(args) => crate::checkbot::run(&args),
         Command::Guard => {

@@ -18,6 +18,10 @@ pub const BAD_INPUT: i32 = 3;
 pub const BOT_START: i32 = 4;
 /// Output could not be written (record, log, HTML).
 pub const OUTPUT: i32 = 5;
+/// `sprt`: the test accepted H0 — the new version is not better by elo1 (H1, better, exits 0).
+pub const SPRT_H0: i32 = 10;
+/// `sprt`: no verdict — the cap was reached undecided, or (a shard, `--status`) not decided yet.
+pub const SPRT_UNDECIDED: i32 = 11;
 /// Stopped by Ctrl-C or a termination signal; finished games are kept.
 pub const INTERRUPTED: i32 = 130;
 

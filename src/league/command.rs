@@ -50,7 +50,7 @@ pub struct LeagueArgs {
 }
 
 /// Parses `I/N` with 1 ≤ I ≤ N.
-fn parse_shard(text: &str) -> Result<(u32, u32)> {
+pub fn parse_shard(text: &str) -> Result<(u32, u32)> {
     let bad = || {
         fail(
             exit::USAGE,
@@ -87,9 +87,17 @@ pub fn logs_dir(out: &Path, shard: Option<(u32, u32)>) -> PathBuf {
     }
 }
 
+/// Where and how a league is played, as the command line says.
+pub struct Place<'a> {
+    pub out: &'a Path,
+    pub shard: Option<(u32, u32)>,
+    pub concurrency: Option<usize>,
+    pub dry_run: bool,
+}
+
 /// Takes an exclusive lock on a league's record file, held until the returned handle is
 /// dropped (the end of the run, or the process's death: the kernel releases it).
-fn lock_records(out: &Path, records: &Path) -> Result<std::fs::File> {
+pub fn lock_records(out: &Path, records: &Path) -> Result<std::fs::File> {
     std::fs::create_dir_all(out).map_err(|e| {
         fail(
             exit::OUTPUT,
@@ -132,7 +140,7 @@ fn lock_records(out: &Path, records: &Path) -> Result<std::fs::File> {
 }
 
 /// Every record file in a league directory: `games.jsonl` and `games-I-of-N.jsonl`.
-fn record_files(out: &Path) -> Result<Vec<PathBuf>> {
+pub fn record_files(out: &Path) -> Result<Vec<PathBuf>> {
     let entries = match std::fs::read_dir(out) {
         Ok(entries) => entries,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
@@ -166,13 +174,37 @@ fn bots_with_games(out: &Path, run: &str) -> Option<HashSet<String>> {
 }
 
 /// Writes a file whole or not at all: a temporary file beside it, synced, then renamed.
-fn write_atomically(path: &Path, text: &str) -> std::io::Result<()> {
+pub fn write_atomically(path: &Path, text: &str) -> std::io::Result<()> {
     use std::io::Write;
     let tmp = path.with_extension(format!("tmp-{}", std::process::id()));
     let mut file = std::fs::File::create(&tmp)?;
     file.write_all(text.as_bytes())?;
     file.sync_all()?;
     std::fs::rename(&tmp, path)
+}
+
+/// Keeps the config a league directory was started with (`league.toml`), written whole.
+pub fn write_copy(out: &Path, config: &LeagueConfig) -> Result<()> {
+    std::fs::create_dir_all(out).map_err(|e| {
+        fail(
+            exit::OUTPUT,
+            format!("{}: cannot create the league directory: {e}", out.display()),
+        )
+    })?;
+    let copy = out.join("league.toml");
+    let text = format!(
+        "# The config this league directory was started with (kept by multiversi league).\n{}",
+        config.to_toml()
+    );
+    if std::fs::read_to_string(&copy).ok().as_deref() != Some(text.as_str()) {
+        write_atomically(&copy, &text).map_err(|e| {
+            fail(
+                exit::OUTPUT,
+                format!("{}: cannot write: {e}", copy.display()),
+            )
+        })?;
+    }
+    Ok(())
 }
 
 /// The league's shape for the schedule.
@@ -238,6 +270,19 @@ pub fn run_league(args: &LeagueArgs) -> Result<()> {
         .clone()
         .or_else(|| config.out.clone())
         .unwrap_or_else(|| PathBuf::from(format!("league-{}", config.name)));
+    let place = Place {
+        out: &out,
+        shard,
+        concurrency: args.concurrency,
+        dry_run: args.dry_run,
+    };
+    play_config(&config, &place)
+}
+
+/// Plays a checked config in its directory: refuses a directory started with another config,
+/// then plays what is not yet recorded (a league's schedule, or a sequential test).
+pub fn play_config(config: &LeagueConfig, place: &Place) -> Result<()> {
+    let (out, shard) = (place.out.to_path_buf(), place.shard);
     let copy = out.join("league.toml");
     match std::fs::read_to_string(&copy) {
         Ok(text) => {
@@ -292,7 +337,10 @@ pub fn run_league(args: &LeagueArgs) -> Result<()> {
         bots.push(spec);
     }
 
-    let all = shape(&config).deals();
+    if config.format == "sprt" {
+        return super::sprt::run(config, place, bots, left_out);
+    }
+    let all = shape(config).deals();
     let total_games: u64 = all.iter().map(|d| d.seatings() as u64).sum();
     let mine = match shard {
         Some((i, n)) => schedule::shard(all.clone(), i, n),
@@ -300,7 +348,7 @@ pub fn run_league(args: &LeagueArgs) -> Result<()> {
     };
     // One run at a time per record file: two runs on one directory (or a shard started twice,
     // as a requeued array task can be) would each play the games the other is playing.
-    let _lock = if args.dry_run {
+    let _lock = if place.dry_run {
         None
     } else {
         Some(lock_records(&out, &out.join(records_name(shard)))?)
@@ -317,7 +365,7 @@ pub fn run_league(args: &LeagueArgs) -> Result<()> {
     let mut deals = Vec::new();
     let mut skipped = 0u64;
     for deal in &mine {
-        let plan = deal_plan(&config, deal, &finished)?;
+        let plan = deal_plan(config, deal, &finished)?;
         if deal.bots.iter().any(|b| left_out.contains(b)) {
             skipped += plan.games.len() as u64;
             continue;
@@ -327,7 +375,7 @@ pub fn run_league(args: &LeagueArgs) -> Result<()> {
         }
     }
     let to_play: u64 = deals.iter().map(|d| d.games.len() as u64).sum();
-    let concurrency = session::concurrency(args.concurrency.or(config.concurrency))?;
+    let concurrency = session::concurrency(place.concurrency.or(config.concurrency))?;
     let time = TimeControl {
         move_ms: config.move_ms,
         clock_ms: config.clock_ms,
@@ -335,9 +383,9 @@ pub fn run_league(args: &LeagueArgs) -> Result<()> {
         startup_ms: config.startup_ms,
     };
 
-    if args.dry_run {
+    if place.dry_run {
         return print_stdout(&dry_run(
-            &config,
+            config,
             &all,
             &mine,
             total_games,
@@ -348,24 +396,7 @@ pub fn run_league(args: &LeagueArgs) -> Result<()> {
         ));
     }
 
-    std::fs::create_dir_all(&out).map_err(|e| {
-        fail(
-            exit::OUTPUT,
-            format!("{}: cannot create the league directory: {e}", out.display()),
-        )
-    })?;
-    let text = format!(
-        "# The config this league directory was started with (kept by multiversi league).\n{}",
-        config.to_toml()
-    );
-    if std::fs::read_to_string(&copy).ok().as_deref() != Some(text.as_str()) {
-        write_atomically(&copy, &text).map_err(|e| {
-            fail(
-                exit::OUTPUT,
-                format!("{}: cannot write: {e}", copy.display()),
-            )
-        })?;
-    }
+    write_copy(&out, config)?;
     let logs = logs_dir(&out, shard);
     std::fs::create_dir_all(&logs).map_err(|e| {
         fail(
@@ -416,7 +447,7 @@ pub fn run_league(args: &LeagueArgs) -> Result<()> {
 /// (standings.json, .csv, .html and the games' viewer) and printed; also after an interruption,
 /// since finished games are kept. A failure here is a warning: the games are safe on disk and
 /// `multiversi standings` can compute the same again.
-fn write_standings(out: &Path) {
+pub fn write_standings(out: &Path) {
     let files = match record_files(out) {
         Ok(files) if !files.is_empty() => files,
         _ => return,
@@ -441,7 +472,7 @@ fn write_standings(out: &Path) {
 }
 
 /// Writes to stdout; a reader that went away ends the command quietly (`exit::stdout_error`).
-fn print_stdout(text: &str) -> Result<()> {
+pub fn print_stdout(text: &str) -> Result<()> {
     let mut out = std::io::stdout().lock();
     out.write_all(text.as_bytes())
         .and_then(|()| out.flush())

@@ -18,7 +18,7 @@ pub struct LeagueConfig {
     pub name: String,
     #[serde(default)]
     pub seed: u64,
-    /// `round-robin` or `gauntlet`.
+    /// `round-robin`, `gauntlet` or `sprt` (a sequential test of two bots, keys in `[sprt]`).
     #[serde(default = "round_robin")]
     pub format: String,
     /// Gauntlet: the bots (by name) that sit in every game.
@@ -59,6 +59,9 @@ pub struct LeagueConfig {
     /// Print the standings every this many games on a terminal (0: only at the end).
     #[serde(default)]
     pub standings_every: u64,
+    /// The sequential test of `format = "sprt"`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sprt: Option<SprtKeys>,
     /// OS limits for every bot (see README, "Running unknown bots").
     #[serde(default)]
     pub limits: Limits,
@@ -76,6 +79,45 @@ pub struct BotConfig {
     pub cwd: Option<PathBuf>,
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub env: BTreeMap<String, String>,
+}
+
+/// The `[sprt]` table: which bot is tested against which, and the test's hypotheses. Every other
+/// bot of the config is the field that fills the remaining seats.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SprtKeys {
+    /// The new version (C), by its bot name.
+    pub candidate: String,
+    /// The old version (B), by its bot name.
+    pub baseline: String,
+    #[serde(default)]
+    pub elo0: f64,
+    #[serde(default = "ten")]
+    pub elo1: f64,
+    #[serde(default = "five_percent")]
+    pub alpha: f64,
+    #[serde(default = "five_percent")]
+    pub beta: f64,
+    /// The cap: with no decision after this many games the test ends undecided.
+    #[serde(default = "max_games")]
+    pub max_games: u64,
+}
+
+impl SprtKeys {
+    pub fn hypotheses(&self) -> Result<crate::sprt::Hypotheses, String> {
+        crate::sprt::Hypotheses::new(self.elo0, self.elo1, self.alpha, self.beta)
+            .map_err(|e| e.to_string())
+    }
+}
+
+fn ten() -> f64 {
+    10.0
+}
+fn five_percent() -> f64 {
+    0.05
+}
+fn max_games() -> u64 {
+    20_000
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -302,11 +344,15 @@ impl LeagueConfig {
                     ));
                 }
             }
+            "sprt" => self.check_sprt(&sizes)?,
             other => {
                 return Err(format!(
-                    "format = {other:?}: use \"round-robin\" or \"gauntlet\""
+                    "format = {other:?}: use \"round-robin\", \"gauntlet\" or \"sprt\""
                 ))
             }
+        }
+        if self.format != "sprt" && self.sprt.is_some() {
+            return Err("[sprt]: only a sequential test has these keys (format = \"sprt\")".into());
         }
         if self.bots.len() < sizes[0] {
             return Err(format!(
@@ -315,6 +361,54 @@ impl LeagueConfig {
                 sizes[0],
                 sizes[0]
             ));
+        }
+        Ok(())
+    }
+
+    /// The keys of a sequential test: its two bots in the list, a field for the other seats,
+    /// valid hypotheses, and none of a league's schedule keys (the test draws its own deals).
+    fn check_sprt(&self, sizes: &[usize]) -> Result<(), String> {
+        let Some(keys) = &self.sprt else {
+            return Err(
+                "format = \"sprt\" needs an [sprt] table with candidate and baseline".into(),
+            );
+        };
+        for (key, name) in [("candidate", &keys.candidate), ("baseline", &keys.baseline)] {
+            if !self.bots.iter().any(|b| &b.name == name) {
+                return Err(format!("[sprt] {key} = {name:?}: no bot is named so"));
+            }
+        }
+        if keys.candidate == keys.baseline {
+            return Err(format!(
+                "[sprt] candidate and baseline are both {:?}: test two different bots",
+                keys.candidate
+            ));
+        }
+        keys.hypotheses().map_err(|e| format!("[sprt]: {e}"))?;
+        if keys.max_games < 2 {
+            return Err(format!(
+                "[sprt] max_games = {}: a test plays games in twin pairs, at least 2",
+                keys.max_games
+            ));
+        }
+        let field = self.bots.len() - 2;
+        let need = sizes.iter().max().copied().unwrap_or(4) - 2;
+        if field < need {
+            return Err(format!(
+                "{field} bot(s) besides the candidate and the baseline: a {}-player table needs \
+                 {need} others from the field ([[bot]] entries)",
+                need + 2
+            ));
+        }
+        if !self.candidates.is_empty() {
+            return Err("candidates: a sequential test names its bots in [sprt]".into());
+        }
+        if self.rounds != 1 || self.sample.is_some() {
+            return Err(
+                "rounds, sample: a sequential test draws its own deals until it decides (set \
+                 [sprt] max_games for a cap)"
+                    .into(),
+            );
         }
         Ok(())
     }
@@ -387,7 +481,13 @@ impl LeagueConfig {
             ));
         }
         let comparable = |c: &LeagueConfig| {
+            // A sequential test may raise or lower its cap: the games it played stay valid.
+            let sprt = c.sprt.clone().map(|keys| SprtKeys {
+                max_games: 0,
+                ..keys
+            });
             let mut v = serde_json::to_value(LeagueConfig {
+                sprt,
                 bots: Vec::new(),
                 rounds: 0,
                 concurrency: None,
@@ -498,6 +598,7 @@ mod tests {
             concurrency: None,
             out: None,
             standings_every: 0,
+            sprt: None,
             limits: Limits::default(),
             bots: vec![
                 bot("best", "builtin:best"),

@@ -5,3 +5,5 @@
 pub mod command;
 pub mod config;
 pub mod schedule;
+pub mod sprt;
+pub mod sprt_command;

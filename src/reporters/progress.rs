@@ -30,6 +30,8 @@ pub struct Progress {
     live: bool,
     plain: bool,
     drawn: bool,
+    /// Said instead of the time left (a sequential test's LLR: it may stop long before).
+    note: Option<String>,
 }
 
 impl Progress {
@@ -49,17 +51,23 @@ impl Progress {
             },
             plain: enabled && !tty,
             drawn: false,
+            note: None,
         }
+    }
+
+    /// Puts `note` where the time left would be.
+    pub fn set_note(&mut self, note: String) {
+        self.note = Some(note);
     }
 
     fn line(&self) -> String {
         let secs = self.started.elapsed().as_secs_f64();
         let rate = self.done as f64 / secs.max(1e-9);
         let left = self.total.saturating_sub(self.done + self.skipped);
-        let eta = if self.done > 0 {
-            format_duration(left as f64 / rate)
-        } else {
-            "?".into()
+        let eta = match &self.note {
+            Some(note) => note.clone(),
+            None if self.done > 0 => format!("ETA {}", format_duration(left as f64 / rate)),
+            None => "ETA ?".into(),
         };
         let faults = match self.faults {
             0 => String::new(),
@@ -67,7 +75,7 @@ impl Progress {
             n => format!("  {n} faults"),
         };
         format!(
-            "{}/{} games  {:.1} games/s  ETA {eta}{faults}",
+            "{}/{} games  {:.1} games/s  {eta}{faults}",
             self.done, self.total, rate
         )
     }

@@ -11,7 +11,7 @@ use std::f64::consts::LN_10;
 pub const Z_95: f64 = 1.959_963_984_540_054;
 
 /// A rating difference with its 95% interval, on the Elo-like scale the standings print.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize)]
 pub struct EloEstimate {
     pub elo: f64,
     pub low: f64,

@@ -56,13 +56,16 @@
 
 pub mod estimate;
 pub mod gsprt;
+pub mod html;
 pub mod sim;
 pub mod state;
 pub mod units;
 
 pub use estimate::EloEstimate;
 pub use gsprt::{Bounds, Hypotheses, HypothesesError, Verdict};
-pub use state::{Added, FieldResult, Opponent, RecordError, Report, Setup, SetupError, SprtState};
+pub use state::{
+    Added, FieldResult, Opponent, Point, RecordError, Report, Setup, SetupError, SprtState,
+};
 pub use units::UnitCounts;
 
 #[cfg(test)]

@@ -286,6 +286,18 @@ pub struct SprtState {
     decision: Option<Verdict>,
     /// Complete units after the decision, not counted.
     after_decision: u64,
+    /// The test after each counted unit, for plotting it over the games.
+    history: Vec<Point>,
+}
+
+/// The test's state after one counted unit.
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize)]
+pub struct Point {
+    /// Games counted so far.
+    pub games: u64,
+    pub llr: f64,
+    /// The Elo estimate and its interval so far (none while the units' scores do not vary).
+    pub elo: Option<EloEstimate>,
 }
 
 impl SprtState {
@@ -311,6 +323,7 @@ impl SprtState {
             baseline: Tally::default(),
             decision: None,
             after_decision: 0,
+            history: Vec::new(),
         })
     }
 
@@ -411,6 +424,11 @@ impl SprtState {
 
     pub fn verdict(&self) -> Verdict {
         self.decision.unwrap_or(Verdict::Continue)
+    }
+
+    /// The LLR and the Elo estimate after each counted unit, up to the decision.
+    pub fn history(&self) -> &[Point] {
+        &self.history
     }
 
     /// Everything the test says so far.
@@ -522,6 +540,11 @@ impl SprtState {
             }
             let (s0, s1) = self.scores;
             self.llr = self.counts.llr(s0, s1);
+            self.history.push(Point {
+                games: self.counts.games(),
+                llr: self.llr,
+                elo: self.counts.elo(),
+            });
             let verdict = self.bounds.verdict(self.llr);
             if verdict != Verdict::Continue {
                 self.decision = Some(verdict);

@@ -23,6 +23,7 @@ mod replay_browser;
 mod replay_tty;
 mod schemas;
 mod signals;
+mod sprt;
 mod standings;
 mod starter_bots;
 mod support;

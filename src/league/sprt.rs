@@ -1,0 +1,810 @@
+//! `format = "sprt"`: a league that is a sequential test of a candidate (the new version) against
+//! a baseline (the old one), played until the test decides (see `crate::sprt` for the
+//! statistics, README "Is my new version better?" for the design).
+//!
+//! **The schedule** is an endless list of units, cut at the cap (`max_games`). Unit u is one
+//! twin pair, a pure function of the seed and u: the table size and board cycle through the
+//! config's, the k − 2 other seats go to field bots drawn at random (distinct), the candidate and
+//! the baseline get two random seats, and the unit has its own random blocked squares (if asked)
+//! and opening. Its seating 0 puts the candidate in the first of those seats, seating 1 is the
+//! twin with the two exchanged. Shard I of N plays the units u with u mod N = I − 1.
+//!
+//! **Stopping.** A sink (`Watch`) feeds every game recorded to the test's state, and in a sharded
+//! run also the games the other shards append to their record files; once the merged test has
+//! decided, it asks the run to stop (the games in progress finish and are recorded, and change
+//! nothing). Everything the test says comes from the record files alone, so a rerun after
+//! `kill -9` continues with the same LLR, and `multiversi sprt --status DIR` says the same as the
+//! run did.
+
+use super::command::{self as league, Place};
+use super::config::{LeagueConfig, SprtKeys};
+use crate::exit::{self, fail};
+use crate::record::ScheduleRef;
+use crate::referee::random_opening;
+use crate::reporters::faults::FaultMessages;
+use crate::reporters::progress::Progress;
+use crate::rng::Rng;
+use crate::rules::Rules;
+use crate::run::events::{Event, Flow, Sink};
+use crate::run::records::{self, Recorded};
+use crate::run::seating::mix;
+use crate::run::{BotSpec, DealPlan, GamePlan, LeftOut, Run, SilentBots};
+use crate::sprt::{Hypotheses, Report, Setup, SprtState, Verdict};
+use anyhow::Result;
+use std::collections::HashSet;
+use std::io::{Read, Seek, SeekFrom};
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+/// The test of a config with `format = "sprt"`: who is tested and the units' schedule.
+pub struct Test<'a> {
+    config: &'a LeagueConfig,
+    keys: &'a SprtKeys,
+    /// The candidate's, the baseline's and the field bots' places in the config's list.
+    candidate: usize,
+    baseline: usize,
+    field: Vec<usize>,
+    hypotheses: Hypotheses,
+}
+
+/// One unit of the schedule: a twin pair's table.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Unit {
+    pub number: u64,
+    pub players: usize,
+    /// An index into the config's boards.
+    pub board: usize,
+    pub seed: u64,
+    /// The seats of the candidate and the baseline in seating 0 (exchanged in seating 1).
+    pub candidate_seat: usize,
+    pub baseline_seat: usize,
+    /// Per seat, the field bot in it (its place in the config's list); None for the two tested.
+    pub others: Vec<Option<usize>>,
+}
+
+impl<'a> Test<'a> {
+    /// The test of a config; None unless it is a sequential test with valid keys (a checked
+    /// config with `format = "sprt"` has them).
+    pub fn new(config: &'a LeagueConfig) -> Option<Test<'a>> {
+        let keys = config.sprt.as_ref().filter(|_| config.format == "sprt")?;
+        let hypotheses = keys.hypotheses().ok()?;
+        let place = |name: &str| config.bots.iter().position(|b| b.name == name);
+        let candidate = place(&keys.candidate)?;
+        let baseline = place(&keys.baseline)?;
+        let field = (0..config.bots.len())
+            .filter(|&i| i != candidate && i != baseline)
+            .collect();
+        Some(Test {
+            config,
+            keys,
+            candidate,
+            baseline,
+            field,
+            hypotheses,
+        })
+    }
+
+    /// The units the cap allows.
+    pub fn units(&self) -> u64 {
+        self.keys.max_games / 2
+    }
+
+    pub fn hypotheses(&self) -> Hypotheses {
+        self.hypotheses
+    }
+
+    /// What the test's state needs to know.
+    pub fn setup(&self) -> Setup {
+        Setup {
+            run: self.config.name.clone(),
+            candidate: self.keys.candidate.clone(),
+            baseline: self.keys.baseline.clone(),
+            games_per_unit: 2,
+            hypotheses: self.hypotheses(),
+        }
+    }
+
+    /// Unit u of the schedule: a pure function of the seed and u.
+    pub fn unit(&self, u: u64) -> Unit {
+        let sizes = self.config.sizes();
+        let combination = (u % (sizes.len() * self.config.boards.len()) as u64) as usize;
+        let players = sizes[combination % sizes.len()];
+        let board = combination / sizes.len();
+        let seed = mix(self.config.seed, u);
+        let mut rng = Rng::new(mix(seed, 1));
+        // k − 2 distinct field bots, in a random order (a partial Fisher–Yates shuffle).
+        let mut field = self.field.clone();
+        for i in 0..players - 2 {
+            let j = i + rng.below((field.len() - i) as u64) as usize;
+            field.swap(i, j);
+        }
+        let candidate_seat = rng.below(players as u64) as usize;
+        let mut baseline_seat = rng.below(players as u64 - 1) as usize;
+        if baseline_seat >= candidate_seat {
+            baseline_seat += 1;
+        }
+        let mut fillers = field.into_iter();
+        let others = (0..players)
+            .map(|seat| {
+                (seat != candidate_seat && seat != baseline_seat)
+                    .then(|| fillers.next())
+                    .flatten()
+            })
+            .collect();
+        Unit {
+            number: u,
+            players,
+            board,
+            seed,
+            candidate_seat,
+            baseline_seat,
+            others,
+        }
+    }
+
+    /// The game id of seating s (0 or 1) of unit u.
+    fn game_id(&self, unit: &Unit, seating: u32) -> String {
+        format!(
+            "{}-u{:05}-{}-s{seating}",
+            self.config.name,
+            unit.number + 1,
+            self.config.boards[unit.board]
+        )
+    }
+
+    /// Unit u as a deal of the runner, with the games not yet recorded. The deal's bots are the
+    /// candidate, the baseline, then the field bots in seat order.
+    pub fn deal(&self, u: u64, finished: &Recorded) -> Result<DealPlan> {
+        let unit = self.unit(u);
+        let setup = self
+            .config
+            .setup(&self.config.boards[unit.board], unit.players, unit.seed);
+        let rules = Rules::from_setup(&setup).map_err(|e| fail(exit::USAGE, e.to_string()))?;
+        let opening = random_opening(&rules, self.config.opening, mix(unit.seed, u64::MAX));
+        let mut bots = vec![self.candidate, self.baseline];
+        bots.extend(unit.others.iter().flatten());
+        let games = (0..2u32)
+            .filter(|&s| !finished.indices.contains(&(2 * u + s as u64)))
+            .map(|s| {
+                let mut next_other = 2;
+                let seating = (0..unit.players)
+                    .map(|seat| {
+                        if seat == unit.candidate_seat {
+                            s as usize
+                        } else if seat == unit.baseline_seat {
+                            1 - s as usize
+                        } else {
+                            next_other += 1;
+                            next_other - 1
+                        }
+                    })
+                    .collect();
+                GamePlan {
+                    id: self.game_id(&unit, s),
+                    place: ScheduleRef {
+                        run: self.config.name.clone(),
+                        index: 2 * u + s as u64,
+                        deal: u,
+                        seating: s,
+                    },
+                    seating,
+                }
+            })
+            .collect();
+        Ok(DealPlan {
+            bots,
+            rules,
+            seed: unit.seed,
+            opening,
+            games,
+        })
+    }
+}
+
+/// The test as the record files in `out` say it is: its state, and the records that did not fit
+/// (with the file they are in).
+pub fn state_of(test: &Test, out: &Path) -> Result<(SprtState, Vec<String>)> {
+    let mut state = SprtState::new(test.setup()).map_err(|e| fail(exit::USAGE, e.to_string()))?;
+    let mut problems = Vec::new();
+    for file in league::record_files(out)? {
+        let mut tail = Tail::new(file);
+        tail.read_into(&mut state, &mut problems)
+            .map_err(|e| fail(exit::BAD_INPUT, e))?;
+    }
+    Ok((state, problems))
+}
+
+/// A record file read as it grows: the complete lines after what was read before. A line not
+/// yet finished (being written, or cut off by a kill) is left for the next read.
+struct Tail {
+    path: PathBuf,
+    offset: u64,
+}
+
+impl Tail {
+    fn new(path: PathBuf) -> Tail {
+        Tail { path, offset: 0 }
+    }
+
+    /// Adds the new complete records of the test's run to `state`; records that do not fit
+    /// are described in `problems`. Errors: the file cannot be read.
+    fn read_into(
+        &mut self,
+        state: &mut SprtState,
+        problems: &mut Vec<String>,
+    ) -> Result<(), String> {
+        let cannot = |e: std::io::Error| format!("{}: cannot read: {e}", self.path.display());
+        let mut file = match std::fs::File::open(&self.path) {
+            Ok(f) => f,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
+            Err(e) => return Err(cannot(e)),
+        };
+        file.seek(SeekFrom::Start(self.offset)).map_err(cannot)?;
+        let mut bytes = Vec::new();
+        file.read_to_end(&mut bytes).map_err(cannot)?;
+        let Some(end) = bytes.iter().rposition(|&b| b == b'\n') else {
+            return Ok(());
+        };
+        for line in bytes[..end].split(|&b| b == b'\n') {
+            if line.iter().all(u8::is_ascii_whitespace) {
+                continue;
+            }
+            // A damaged line is no finished game; `replay` and `standings` report it.
+            let Ok(record) = crate::replay::read::read_line(line) else {
+                continue;
+            };
+            let ours = record
+                .schedule
+                .as_ref()
+                .is_some_and(|s| s.run == state.setup().run);
+            if ours {
+                if let Err(e) = state.add(&record) {
+                    problems.push(format!("{}: {e}", self.path.display()));
+                }
+            }
+        }
+        self.offset += end as u64 + 1;
+        Ok(())
+    }
+}
+
+/// The sink that feeds the test: every recorded game of this run, and (read every second or so)
+/// the games other shards append; it stops the run once the merged test has decided, and draws
+/// the progress line with the LLR.
+struct Watch {
+    state: SprtState,
+    progress: Progress,
+    /// The other record files of the directory (other shards), read as they grow.
+    others: Vec<Tail>,
+    own: PathBuf,
+    out: PathBuf,
+    last_poll: Instant,
+    /// Problems already printed (a record that does not fit is reported once).
+    told: HashSet<String>,
+    /// The decision has been announced.
+    announced: bool,
+}
+
+impl Watch {
+    fn note(&self) -> String {
+        let b = self.state.report();
+        let elo = match b.elo {
+            Some(e) => format!(
+                "  Elo {:+.1} [{:+.1}, {:+.1}]",
+                e.elo,
+                e.low.max(-999.0),
+                e.high.min(999.0)
+            ),
+            None => String::new(),
+        };
+        format!(
+            "LLR {:.2} ({:.2}, {:.2}){elo}  {} pairs",
+            b.llr,
+            b.bounds.lower,
+            b.bounds.upper,
+            b.counts.units()
+        )
+    }
+
+    /// Reads what the other shards have added since the last poll, at most once a second.
+    fn poll(&mut self, force: bool) {
+        if !force && self.last_poll.elapsed() < Duration::from_secs(1) {
+            return;
+        }
+        self.last_poll = Instant::now();
+        // A shard started after this one has a file that was not there at the start.
+        if let Ok(files) = league::record_files(&self.out) {
+            for file in files {
+                if file != self.own && !self.others.iter().any(|t| t.path == file) {
+                    self.others.push(Tail::new(file));
+                }
+            }
+        }
+        let mut problems = Vec::new();
+        for tail in &mut self.others {
+            if let Err(e) = tail.read_into(&mut self.state, &mut problems) {
+                problems.push(e);
+            }
+        }
+        for p in problems {
+            self.warn(p);
+        }
+    }
+
+    fn warn(&mut self, problem: String) {
+        if self.told.insert(problem.clone()) {
+            crate::stderr_line!(
+                "{}multiversi: warning: not counted: {problem}",
+                crate::reporters::progress::clear_progress()
+            );
+        }
+    }
+
+    fn flow(&mut self) -> Flow {
+        self.progress.set_note(self.note());
+        if self.state.verdict() == Verdict::Continue {
+            return Flow::Continue;
+        }
+        if !self.announced {
+            self.announced = true;
+            crate::stderr_line!(
+                "{}multiversi: the test has decided ({}, LLR {:.2}): no more games are started; \
+                 the games in progress finish and are recorded",
+                crate::reporters::progress::clear_progress(),
+                self.state.verdict().describe(),
+                self.state.llr()
+            );
+        }
+        Flow::Stop
+    }
+}
+
+impl Sink for Watch {
+    fn event(&mut self, event: &Event) -> Flow {
+        self.progress.event(event);
+        if let Event::GameEnded {
+            record,
+            recorded: true,
+            ..
+        } = event
+        {
+            if let Err(e) = self.state.add(record) {
+                self.warn(format!("{}: {e}", self.own.display()));
+            }
+            self.poll(false);
+        }
+        self.flow()
+    }
+
+    fn tick(&mut self) {
+        self.poll(false);
+        self.progress.set_note(self.note());
+        self.progress.tick();
+    }
+
+    fn finish(&mut self) {
+        self.progress.finish();
+    }
+}
+
+/// Plays a sequential test: the units of this shard not yet recorded, until the test decides or
+/// the cap is reached; then writes `sprt.json`, `sprt.html` and the standings, prints the report
+/// and exits with the verdict's code.
+pub fn run(
+    config: &LeagueConfig,
+    place: &Place,
+    mut bots: Vec<BotSpec>,
+    left_out: Vec<usize>,
+) -> Result<()> {
+    let Some(test) = Test::new(config) else {
+        return Err(fail(
+            exit::USAGE,
+            "not a sequential test (format = \"sprt\")",
+        ));
+    };
+    if let Some(&b) = left_out.first() {
+        return Err(fail(
+            exit::BOT_START,
+            format!(
+                "bot {}'s command cannot work (see above): a sequential test needs every bot; \
+                 fix it and run the test again",
+                config.bots[b].name
+            ),
+        ));
+    }
+    let out = place.out;
+    let (state, problems) = state_of(&test, out)?;
+    let mut finished = Recorded::default();
+    for file in league::record_files(out)? {
+        records::finished(&file, &config.name, &mut finished).map_err(|e| {
+            fail(
+                exit::BAD_INPUT,
+                format!("{}: cannot read: {e}", file.display()),
+            )
+        })?;
+    }
+    let mine = |u: u64| match place.shard {
+        Some((i, n)) => u % n as u64 == (i - 1) as u64,
+        None => true,
+    };
+    let decided = state.verdict() != Verdict::Continue;
+    let mut deals = Vec::new();
+    if !decided {
+        for u in (0..test.units()).filter(|&u| mine(u)) {
+            let plan = test.deal(u, &finished)?;
+            if !plan.games.is_empty() {
+                deals.push(plan);
+            }
+        }
+    }
+    let to_play: u64 = deals.iter().map(|d| d.games.len() as u64).sum();
+    let concurrency = crate::run::setup::concurrency(place.concurrency.or(config.concurrency))?;
+    if place.dry_run {
+        return league::print_stdout(&format!(
+            "sprt {}: {} vs {}, field {}; {} players, board(s) {}; opening {} move(s)\n\
+             up to {} games ({} pairs); {} recorded; to play now: {to_play}{}\n",
+            config.name,
+            test.keys.candidate,
+            test.keys.baseline,
+            test.field
+                .iter()
+                .map(|&i| config.bots[i].name.as_str())
+                .collect::<Vec<_>>()
+                .join(", "),
+            config
+                .sizes()
+                .iter()
+                .map(|k| k.to_string())
+                .collect::<Vec<_>>()
+                .join(" and "),
+            config.boards.join(", "),
+            config.opening,
+            2 * test.units(),
+            test.units(),
+            finished.indices.len(),
+            match place.shard {
+                Some((i, n)) => format!(" in shard {i}/{n}"),
+                None => String::new(),
+            }
+        ));
+    }
+    let _lock = league::lock_records(out, &out.join(league::records_name(place.shard)))?;
+    league::write_copy(out, config)?;
+    let logs = league::logs_dir(out, place.shard);
+    std::fs::create_dir_all(&logs).map_err(|e| {
+        fail(
+            exit::OUTPUT,
+            format!("{}: cannot create: {e}", logs.display()),
+        )
+    })?;
+    crate::run::lineup::set_logs(&mut bots, &logs, false)?;
+    let record_path = out.join(league::records_name(place.shard));
+    let record = crate::run::setup::open_records(&record_path, "test records")?;
+    for p in &problems {
+        crate::stderr_line!("multiversi: warning: not counted: {p}");
+    }
+    let h = test.hypotheses();
+    crate::stderr_line!(
+        "multiversi: sprt {}: {} vs {} (elo0 {}, elo1 {}, alpha {}, beta {}): {}; records in {}",
+        config.name,
+        test.keys.candidate,
+        test.keys.baseline,
+        h.elo0,
+        h.elo1,
+        h.alpha,
+        h.beta,
+        if decided {
+            format!(
+                "already decided after {} game(s)",
+                state.report().counts.games()
+            )
+        } else {
+            format!(
+                "up to {to_play} game(s) to play{} ({} recorded before), {concurrency} at a time",
+                match place.shard {
+                    Some((i, n)) => format!(" in shard {i}/{n}"),
+                    None => String::new(),
+                },
+                finished.indices.len()
+            )
+        },
+        record_path.display()
+    );
+    let run = Run {
+        bots,
+        deals,
+        time: crate::protocol::TimeControl {
+            move_ms: config.move_ms,
+            clock_ms: config.clock_ms,
+            increment_ms: config.increment_ms,
+            startup_ms: config.startup_ms,
+        },
+        grace: Duration::from_millis(config.grace_ms),
+        concurrency,
+        restart: false,
+        record: Some(record),
+        // A test without one of its bots answers nothing: stop, and say which.
+        silent: SilentBots::Stop,
+        left_out: LeftOut::default(),
+    };
+    let mut watch = Watch {
+        state,
+        progress: Progress::new(run.total_games(), true),
+        others: Vec::new(),
+        own: record_path.clone(),
+        out: out.to_path_buf(),
+        last_poll: Instant::now() - Duration::from_secs(2),
+        told: HashSet::new(),
+        announced: decided,
+    };
+    watch.poll(true);
+    let mut faults = FaultMessages::default();
+    let played = if run.deals.is_empty() {
+        Ok(())
+    } else {
+        let mut sinks: [&mut dyn Sink; 2] = [&mut watch, &mut faults];
+        let summary = crate::run::guarded::play(&run, "test", &mut sinks)?;
+        crate::run::ending::conclude(&run, &summary, "test")
+    };
+    // The end says what the files say, whatever this run saw.
+    let (state, _) = state_of(&test, out)?;
+    league::write_standings(out);
+    let written = write_results(&test, &state, out);
+    let report = state.report();
+    league::print_stdout(&format!(
+        "\n{}{}",
+        report.text(),
+        ending_words(&test, &report)
+    ))?;
+    played?;
+    written?;
+    verdict_code(&test, &report)
+}
+
+/// What the verdict means, in a line, after the report.
+fn ending_words(test: &Test, report: &Report) -> String {
+    let h = &report.hypotheses;
+    match report.verdict {
+        Verdict::AcceptH1 => format!(
+            "verdict: {} is better than {} (H1: by {} Elo or more rather than {} or less)\n",
+            report.candidate, report.baseline, h.elo1, h.elo0
+        ),
+        Verdict::AcceptH0 => format!(
+            "verdict: {} is not better than {} by {} Elo (H0: by {} or less)\n",
+            report.candidate, report.baseline, h.elo1, h.elo0
+        ),
+        Verdict::Continue if report.counts.units() >= test.units() => format!(
+            "verdict: undecided after the cap of {} games (raise max_games or --max-games to go on)\n",
+            2 * test.units()
+        ),
+        Verdict::Continue => "verdict: not decided yet: run the test again to go on (or wait for \
+                              the other shards)\n"
+            .to_string(),
+    }
+}
+
+/// `H1`, `H0`, `undecided` (at the cap) or `continue`.
+fn verdict_word(test: &Test, report: &Report) -> &'static str {
+    match report.verdict {
+        Verdict::AcceptH1 => "H1",
+        Verdict::AcceptH0 => "H0",
+        Verdict::Continue if report.counts.units() >= test.units() => "undecided",
+        Verdict::Continue => "continue",
+    }
+}
+
+/// The documented exit code of a verdict: 0 for H1 (the new version is better), `SPRT_H0`,
+/// `SPRT_UNDECIDED` (at the cap, or not decided yet).
+fn verdict_code(test: &Test, report: &Report) -> Result<()> {
+    match verdict_word(test, report) {
+        "H1" => Ok(()),
+        "H0" => Err(fail(exit::SPRT_H0, "")),
+        _ => Err(fail(exit::SPRT_UNDECIDED, "")),
+    }
+}
+
+/// `sprt.json` and `sprt.html` beside the records, each written whole or not at all.
+fn write_results(test: &Test, state: &SprtState, out: &Path) -> Result<()> {
+    let report = state.report();
+    let json = result_json(test, state, &report);
+    let text = serde_json::to_string_pretty(&json).unwrap_or_default() + "\n";
+    for (name, content) in [
+        ("sprt.json", text),
+        (
+            "sprt.html",
+            crate::sprt::html::page(&report, state.history()),
+        ),
+    ] {
+        let path = out.join(name);
+        league::write_atomically(&path, &content).map_err(|e| {
+            fail(
+                exit::OUTPUT,
+                format!("{}: cannot write: {e}", path.display()),
+            )
+        })?;
+    }
+    Ok(())
+}
+
+/// The test's result as `protocol/SPRT.md` documents it.
+pub fn result_json(test: &Test, state: &SprtState, report: &Report) -> serde_json::Value {
+    let field = |r: &crate::sprt::FieldResult| {
+        serde_json::json!({
+            "games": r.games,
+            "score": r.score,
+            "wins": r.wins,
+            "mean_place": r.mean_place,
+            "opponents": r.opponents.iter().map(|o| serde_json::json!({
+                "name": o.name, "meetings": o.meetings, "score": o.score,
+            })).collect::<Vec<_>>(),
+        })
+    };
+    let h = &report.hypotheses;
+    serde_json::json!({
+        "format": "multiversi-sprt",
+        "version": 1,
+        "test": test.config.name,
+        "candidate": report.candidate,
+        "baseline": report.baseline,
+        "elo0": h.elo0,
+        "elo1": h.elo1,
+        "alpha": h.alpha,
+        "beta": h.beta,
+        "max_games": 2 * test.units(),
+        "verdict": verdict_word(test, report),
+        "llr": report.llr,
+        "bounds": [report.bounds.lower, report.bounds.upper],
+        "games": report.counts.games(),
+        "units": report.counts.units(),
+        "games_per_unit": report.counts.games_per_unit(),
+        "unit_counts": report.counts.counts(),
+        "score": report.score,
+        "elo": report.elo,
+        "los": report.los,
+        "candidate_field": field(&report.candidate_field),
+        "baseline_field": field(&report.baseline_field),
+        "waiting_games": report.waiting_games,
+        "after_decision": report.after_decision,
+        "history": state.history(),
+    })
+}
+
+/// `multiversi sprt --status DIR`: the merged state of a test's directory (every shard's records),
+/// printed; the exit code is the verdict's.
+pub fn status(out: &Path, json: bool) -> Result<()> {
+    let copy = out.join("league.toml");
+    let text = std::fs::read_to_string(&copy).map_err(|e| {
+        fail(
+            exit::BAD_INPUT,
+            format!(
+                "{}: cannot read ({e}): is {} the directory of a test?",
+                copy.display(),
+                out.display()
+            ),
+        )
+    })?;
+    let config = LeagueConfig::parse_copy(&text)
+        .map_err(|e| fail(exit::BAD_INPUT, format!("{}: damaged: {e}", copy.display())))?;
+    let test = Test::new(&config).ok_or_else(|| {
+        fail(
+            exit::BAD_INPUT,
+            format!(
+                "{}: not a sequential test (format = {:?}), or its [sprt] keys are wrong",
+                copy.display(),
+                config.format
+            ),
+        )
+    })?;
+    let (state, problems) = state_of(&test, out)?;
+    for p in &problems {
+        crate::stderr_line!("multiversi: warning: not counted: {p}");
+    }
+    let report = state.report();
+    let text = if json {
+        serde_json::to_string_pretty(&result_json(&test, &state, &report)).unwrap_or_default()
+            + "\n"
+    } else {
+        format!("{}{}", report.text(), ending_words(&test, &report))
+    };
+    league::print_stdout(&text)?;
+    verdict_code(&test, &report)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn config(players: &str, field: usize) -> LeagueConfig {
+        let mut text = format!(
+            "name = \"t\"\nformat = \"sprt\"\nplayers = {players}\nboards = [\"8x8\", \"octagon\"]\n\
+             seed = 7\n[sprt]\ncandidate = \"new\"\nbaseline = \"old\"\n\
+             [[bot]]\nname = \"old\"\ncommand = \"builtin:random\"\n\
+             [[bot]]\nname = \"new\"\ncommand = \"builtin:greedy\"\n"
+        );
+        for i in 0..field {
+            text += &format!("[[bot]]\nname = \"f{i}\"\ncommand = \"builtin:random\"\n");
+        }
+        LeagueConfig::parse(&text).unwrap()
+    }
+
+    #[test]
+    fn a_unit_is_a_twin_pair_with_the_tested_bots_exchanged_and_the_field_in_place() {
+        let config = config("[3, 4]", 3);
+        let test = Test::new(&config).unwrap();
+        let finished = Recorded::default();
+        for u in 0..200 {
+            let deal = test.deal(u, &finished).unwrap();
+            let unit = test.unit(u);
+            assert_eq!(deal.games.len(), 2);
+            assert_eq!(deal.bots[..2], [1, 0], "candidate, baseline first");
+            let (a, b) = (&deal.games[0], &deal.games[1]);
+            assert_eq!(a.seating.len(), unit.players);
+            for seat in 0..unit.players {
+                let (x, y) = (deal.bots[a.seating[seat]], deal.bots[b.seating[seat]]);
+                if seat == unit.candidate_seat {
+                    assert_eq!((x, y), (1, 0));
+                } else if seat == unit.baseline_seat {
+                    assert_eq!((x, y), (0, 1));
+                } else {
+                    assert_eq!(x, y, "a field seat keeps its bot");
+                    assert!(x >= 2, "a field bot");
+                }
+            }
+            let mut all = deal.bots.clone();
+            all.sort_unstable();
+            all.dedup();
+            assert_eq!(all.len(), unit.players, "every bot sits once");
+            assert_eq!(
+                (a.place.index, b.place.index, a.place.deal, b.place.seating),
+                (2 * u, 2 * u + 1, u, 1)
+            );
+            assert_ne!(a.id, b.id);
+        }
+    }
+
+    #[test]
+    fn the_schedule_is_fixed_by_the_seed_and_spreads_seats_sizes_boards_and_fillers() {
+        let config = config("[3, 4]", 3);
+        let test = Test::new(&config).unwrap();
+        assert_eq!(test.unit(17), test.unit(17));
+        let mut sizes = [0u32; 5];
+        let mut boards = [0u32; 2];
+        let mut seats = [0u32; 4];
+        let mut fillers = [0u32; 5];
+        for u in 0..4000 {
+            let unit = test.unit(u);
+            sizes[unit.players] += 1;
+            boards[unit.board] += 1;
+            if unit.players == 4 {
+                seats[unit.candidate_seat] += 1;
+            }
+            for f in unit.others.iter().flatten() {
+                fillers[*f] += 1;
+            }
+        }
+        assert_eq!((sizes[3], sizes[4]), (2000, 2000));
+        assert_eq!(boards, [2000, 2000]);
+        // 2000 draws of 4 seats: each about 500 (a binomial's sd is about 19).
+        assert!(seats.iter().all(|&n| (420..580).contains(&n)), "{seats:?}");
+        // 2000 × 1 + 2000 × 2 field seats over 3 bots: about 2000 each.
+        assert!(
+            fillers[2..].iter().all(|&n| (1850..2150).contains(&n)),
+            "{fillers:?}"
+        );
+        let mut other = config.clone();
+        other.seed = 8;
+        let other = Test::new(&other).unwrap();
+        assert!((0..20).any(|u| other.unit(u) != test.unit(u)));
+    }
+
+    #[test]
+    fn a_recorded_game_is_left_out_of_its_deal() {
+        let config = config("4", 2);
+        let test = Test::new(&config).unwrap();
+        let mut finished = Recorded::default();
+        finished.indices.insert(2 * 5 + 1);
+        let deal = test.deal(5, &finished).unwrap();
+        assert_eq!(deal.games.len(), 1);
+        assert_eq!(deal.games[0].place.seating, 0);
+    }
+}

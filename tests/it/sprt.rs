@@ -1,0 +1,432 @@
+//! `multiversi sprt`: the sequential test played for real with the built-in instant bots, whose
+//! games depend only on the seed (so that a test's verdict for a given seed is fixed): verdicts
+//! and their exit codes, the files beside the records, resuming after `kill -9`, shards stopping
+//! together, and bad options.
+
+use crate::support::*;
+use multiversi::record::GameRecord;
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::time::Duration;
+
+/// The test's result file.
+fn result(dir: &Path) -> serde_json::Value {
+    let text = std::fs::read_to_string(dir.join("sprt.json")).expect("sprt.json written");
+    serde_json::from_str(&text).expect("sprt.json parses")
+}
+
+/// Every record in the directory's record files, by schedule index.
+fn records_by_index(dir: &Path) -> BTreeMap<u64, GameRecord> {
+    let mut all = BTreeMap::new();
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        let name = path.file_name().unwrap().to_string_lossy().to_string();
+        if name.starts_with("games") && name.ends_with(".jsonl") {
+            for r in read_records(&path) {
+                let index = r.schedule.as_ref().expect("a schedule").index;
+                assert!(
+                    all.insert(index, r).is_none(),
+                    "game {index} recorded twice"
+                );
+            }
+        }
+    }
+    all
+}
+
+/// C's head-to-head result against B in a record, in half points: 2 above, 1 shared, 0 below.
+fn half_points(r: &GameRecord, c: &str, b: &str) -> u64 {
+    let seat = |name: &str| {
+        r.seats
+            .iter()
+            .find(|s| s.name == name)
+            .expect("seated")
+            .seat
+    };
+    let group = |seat| r.ranking.iter().position(|g| g.contains(&seat)).unwrap();
+    match group(seat(c)).cmp(&group(seat(b))) {
+        std::cmp::Ordering::Less => 2,
+        std::cmp::Ordering::Equal => 1,
+        std::cmp::Ordering::Greater => 0,
+    }
+}
+
+fn sprt(dir: &Path, args: &[&str]) -> TestCommand {
+    multiversi("sprt")
+        .args(args)
+        .arg("--out")
+        .arg(dir)
+        .args(&["--move-ms", "2000"])
+        .timeout(Duration::from_secs(120))
+}
+
+/// greedy against random is a clear difference: the test accepts H1 in a few dozen pairs, exits
+/// 0, and its files say the same as its report; the counts in sprt.json are those of the
+/// records, pair by pair in schedule order, and the twins are twins.
+#[test]
+fn a_clearly_better_bot_is_accepted_as_better_and_the_files_agree_with_the_records() {
+    let dir = temp_dir("sprt_h1");
+    let run = sprt(
+        &dir,
+        &[
+            "builtin:greedy",
+            "builtin:random",
+            "--elo1",
+            "50",
+            "--seed",
+            "3",
+        ],
+    )
+    .run();
+    run.assert_ok()
+        .assert_stdout_has("H1 accepted")
+        .assert_stdout_has("verdict: greedy is better than random");
+    for file in [
+        "league.toml",
+        "games.jsonl",
+        "sprt.html",
+        "standings.json",
+        "standings.html",
+    ] {
+        assert!(dir.join(file).is_file(), "{file} written");
+    }
+    let json = result(&dir);
+    assert_eq!(json["format"], "multiversi-sprt");
+    assert_eq!(json["verdict"], "H1");
+    assert_eq!(
+        (json["candidate"].as_str(), json["baseline"].as_str()),
+        (Some("greedy"), Some("random"))
+    );
+    let llr = json["llr"].as_f64().unwrap();
+    assert!(
+        llr >= json["bounds"][1].as_f64().unwrap(),
+        "LLR {llr} at the upper bound"
+    );
+    // The counted pairs are the first `units` pairs of the schedule, all recorded, and their
+    // pentanomial counts are those of the records.
+    let records = records_by_index(&dir);
+    let units = json["units"].as_u64().unwrap();
+    assert!(units >= 5, "{units} pairs");
+    let mut counts = [0u64; 5];
+    for u in 0..units {
+        let (a, b) = (&records[&(2 * u)], &records[&(2 * u + 1)]);
+        counts
+            [(half_points(a, "greedy", "random") + half_points(b, "greedy", "random")) as usize] +=
+            1;
+        // Twins: the same board and opening, the tested bots exchanged, the field in place.
+        assert_eq!(a.initial_rows, b.initial_rows);
+        assert_eq!(a.opening, b.opening);
+        assert!(a.opening > 0, "each pair has an opening");
+        let opening = |r: &GameRecord| -> Vec<_> {
+            r.moves
+                .iter()
+                .take(r.opening as usize)
+                .map(|m| m.square)
+                .collect()
+        };
+        assert_eq!(opening(a), opening(b));
+        for (sa, sb) in a.seats.iter().zip(&b.seats) {
+            match sa.name.as_str() {
+                "greedy" => assert_eq!(sb.name, "random"),
+                "random" => assert_eq!(sb.name, "greedy"),
+                other => assert_eq!(sb.name, other),
+            }
+        }
+    }
+    let counted: Vec<u64> = json["unit_counts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c.as_u64().unwrap())
+        .collect();
+    assert_eq!(counted, counts);
+    assert_eq!(json["history"].as_array().unwrap().len() as u64, units);
+    // --status reads the same from the directory, and exits with the verdict's code.
+    let status = multiversi("sprt")
+        .arg("--status")
+        .arg(&dir)
+        .arg("--json")
+        .run();
+    status.assert_ok();
+    let from_status: serde_json::Value = serde_json::from_str(&status.stdout()).unwrap();
+    assert_eq!(from_status, json);
+    let page = std::fs::read_to_string(dir.join("sprt.html")).unwrap();
+    assert!(page.contains("<svg") && page.contains("H1 accepted"));
+}
+
+/// Two copies of one bot (the built-in random, each copy with its own seeds): the test accepts
+/// H0 and exits 10. (For this seed; how often H0 is accepted over many seeds is measured by
+/// `bench/sprt.sh`.)
+#[test]
+fn two_copies_of_one_bot_are_found_not_better() {
+    let dir = temp_dir("sprt_h0");
+    let run = sprt(
+        &dir,
+        &[
+            "builtin:random",
+            "builtin:random",
+            "builtin:greedy",
+            "--elo1",
+            "100",
+            "--seed",
+            "5",
+            "--players",
+            "3",
+        ],
+    )
+    .run();
+    run.assert_code(10).assert_stdout_has("H0 accepted");
+    let json = result(&dir);
+    assert_eq!(json["verdict"], "H0");
+    assert_eq!(
+        (json["candidate"].as_str(), json["baseline"].as_str()),
+        (Some("random"), Some("random-2"))
+    );
+    assert!(json["llr"].as_f64().unwrap() <= json["bounds"][0].as_f64().unwrap());
+}
+
+/// A cap too small to decide: exit 11, "undecided", every scheduled pair played and counted;
+/// a rerun with a higher cap goes on from there, not from the start.
+#[test]
+fn a_test_stopped_by_its_cap_is_undecided_and_a_higher_cap_goes_on() {
+    let dir = temp_dir("sprt_cap");
+    let args = ["builtin:greedy", "builtin:greedy", "--seed", "9"];
+    let run = sprt(&dir, &args).args(&["--max-games", "12"]).run();
+    run.assert_code(11)
+        .assert_stdout_has("undecided after the cap of 12 games");
+    let json = result(&dir);
+    assert_eq!(
+        (json["verdict"].as_str(), json["games"].as_u64()),
+        (Some("undecided"), Some(12))
+    );
+    let run = sprt(&dir, &args).args(&["--max-games", "20"]).run();
+    run.assert_code(11)
+        .assert_stderr_has("up to 8 game(s) to play (12 recorded before)");
+    assert_eq!(result(&dir)["games"], 20);
+    assert_eq!(records_by_index(&dir).len(), 20);
+}
+
+/// `kill -9` in the middle of a test, then the same command again: every game recorded before
+/// the kill is kept as it was, none is recorded twice, the pairs counted before the kill count
+/// the same afterwards, and the end is a pure function of the records (`--status` says the
+/// same). (A pair cut in half is completed by a fresh process of each bot, so its second game
+/// need not be the one an uninterrupted run would have played.)
+#[test]
+fn a_test_killed_and_run_again_loses_nothing_and_counts_nothing_twice() {
+    let args = [
+        "builtin:greedy",
+        "builtin:random",
+        "builtin:random",
+        "--elo1",
+        "20",
+        "--seed",
+        "11",
+        "--players",
+        "3",
+    ];
+    let dir = temp_dir("sprt_killed");
+    let mut running = sprt(&dir, &args).spawn();
+    let records = dir.join("games.jsonl");
+    let deadline = std::time::Instant::now() + Duration::from_secs(60);
+    while std::fs::read_to_string(&records).map_or(0, |t| t.lines().count()) < 9 {
+        assert!(std::time::Instant::now() < deadline, "no games recorded");
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    running.signal(libc::SIGKILL);
+    running.wait();
+    let before = records_by_index(&dir);
+    let status = multiversi("sprt")
+        .arg("--status")
+        .arg(&dir)
+        .arg("--json")
+        .run();
+    status.assert_code(11);
+    let partial: serde_json::Value = serde_json::from_str(&status.stdout()).unwrap();
+    assert_eq!(partial["verdict"], "continue");
+    let counted = partial["history"].as_array().unwrap().len();
+    assert!(counted >= 2, "{counted} pairs counted before the kill");
+
+    sprt(&dir, &args)
+        .run()
+        .assert_ok()
+        .assert_stderr_has(&format!("({} recorded before)", before.len()));
+    let after = records_by_index(&dir);
+    for (index, record) in &before {
+        assert_eq!(&after[index], record, "game {index} kept as it was");
+    }
+    let end = result(&dir);
+    assert_eq!(end["verdict"], "H1");
+    let units = end["units"].as_u64().unwrap();
+    assert!(
+        (0..2 * units).all(|i| after.contains_key(&i)),
+        "every counted game recorded"
+    );
+    assert_eq!(
+        end["history"].as_array().unwrap()[..counted],
+        partial["history"].as_array().unwrap()[..],
+        "the pairs counted before the kill count the same"
+    );
+    let status = multiversi("sprt")
+        .arg("--status")
+        .arg(&dir)
+        .arg("--json")
+        .run();
+    status.assert_ok();
+    let from_status: serde_json::Value = serde_json::from_str(&status.stdout()).unwrap();
+    assert_eq!(from_status, end);
+}
+
+/// Two shards of one test in one directory, at the same time: each reads the other's records,
+/// both stop once the merged test has decided, and `--status` has the verdict of all their
+/// games together.
+#[test]
+fn shards_of_a_test_stop_together_once_the_merged_test_decides() {
+    let dir = temp_dir("sprt_shards");
+    let args = [
+        "builtin:greedy",
+        "builtin:random",
+        "--elo1",
+        "30",
+        "--seed",
+        "13",
+    ];
+    let one = sprt(&dir, &args)
+        .args(&["--shard", "1/2", "--concurrency", "1"])
+        .spawn();
+    let two = sprt(&dir, &args)
+        .args(&["--shard", "2/2", "--concurrency", "1"])
+        .spawn();
+    let (one, two) = (one.finish(), two.finish());
+    one.assert_ok();
+    two.assert_ok();
+    let status = multiversi("sprt")
+        .arg("--status")
+        .arg(&dir)
+        .arg("--json")
+        .run();
+    status.assert_ok();
+    let json: serde_json::Value = serde_json::from_str(&status.stdout()).unwrap();
+    assert_eq!(json["verdict"], "H1");
+    let records = records_by_index(&dir);
+    // Each shard played its own pairs: odd units in one file, even in the other.
+    let first = read_records(&dir.join("games-1-of-2.jsonl"));
+    assert!(first
+        .iter()
+        .all(|r| r.schedule.as_ref().unwrap().deal % 2 == 0));
+    let units = json["units"].as_u64().unwrap();
+    // Neither ran on alone: at most a few pairs beyond the decision (the games in progress and
+    // the second it takes to read the other's file).
+    let played = records.len() as u64 / 2;
+    assert!(
+        played <= units + 6,
+        "{played} pairs played for {units} counted"
+    );
+}
+
+/// What a person can get wrong: hypotheses the wrong way round, a cap below a pair, a
+/// directory started with other options, a damaged directory for --status.
+#[test]
+fn bad_options_and_a_changed_test_are_refused_with_what_is_wrong() {
+    let dir = temp_dir("sprt_bad");
+    sprt(
+        &dir,
+        &[
+            "builtin:greedy",
+            "builtin:random",
+            "--elo0",
+            "10",
+            "--elo1",
+            "5",
+        ],
+    )
+    .run()
+    .assert_code(2)
+    .assert_stderr_has("elo1");
+    sprt(
+        &dir,
+        &["builtin:greedy", "builtin:random", "--max-games", "1"],
+    )
+    .run()
+    .assert_code(2)
+    .assert_stderr_has("--max-games 1");
+    sprt(
+        &dir,
+        &["builtin:greedy", "builtin:greedy", "--alpha", "1.5"],
+    )
+    .run()
+    .assert_code(2)
+    .assert_stderr_has("alpha");
+    let args = [
+        "builtin:greedy",
+        "builtin:random",
+        "--max-games",
+        "4",
+        "--seed",
+        "1",
+    ];
+    sprt(&dir, &args).run().assert_code(11);
+    sprt(
+        &dir,
+        &[
+            "builtin:greedy",
+            "builtin:random",
+            "--max-games",
+            "4",
+            "--seed",
+            "1",
+            "--elo1",
+            "20",
+        ],
+    )
+    .run()
+    .assert_code(2)
+    .assert_stderr_has("another config")
+    .assert_stderr_has("elo1");
+    let empty = temp_dir("sprt_bad_status");
+    multiversi("sprt")
+        .arg("--status")
+        .arg(&empty)
+        .run()
+        .assert_code(3)
+        .assert_stderr_has("league.toml");
+}
+
+/// The same test from a league config (`format = "sprt"`): the config's bots, the [sprt] keys.
+#[test]
+fn a_league_config_with_format_sprt_runs_the_test() {
+    let dir = temp_dir("sprt_league");
+    let config = dir.join("test.toml");
+    std::fs::write(
+        &config,
+        "name = \"v2-test\"\nformat = \"sprt\"\nseed = 4\nplayers = [3, 4]\nopening = 2\n\
+         move_ms = 2000\n[sprt]\ncandidate = \"v2\"\nbaseline = \"v1\"\nelo1 = 50\n\
+         [[bot]]\nname = \"v1\"\ncommand = \"builtin:random\"\n\
+         [[bot]]\nname = \"v2\"\ncommand = \"builtin:greedy\"\n\
+         [[bot]]\nname = \"pool-a\"\ncommand = \"builtin:random\"\n\
+         [[bot]]\nname = \"pool-b\"\ncommand = \"builtin:greedy\"\n",
+    )
+    .unwrap();
+    let out = dir.join("out");
+    multiversi("league")
+        .arg(&config)
+        .arg("--out")
+        .arg(&out)
+        .timeout(Duration::from_secs(120))
+        .run()
+        .assert_ok()
+        .assert_stdout_has("verdict: v2 is better than v1");
+    let json = result(&out);
+    assert_eq!(json["verdict"], "H1");
+    let sizes: std::collections::BTreeSet<usize> = records_by_index(&out)
+        .values()
+        .map(|r| r.seats.len())
+        .collect();
+    assert_eq!(sizes, [3, 4].into_iter().collect(), "both table sizes");
+    // A league config without the keys of the test is refused.
+    std::fs::write(&config, "name = \"t\"\nformat = \"sprt\"\n").unwrap();
+    multiversi("league")
+        .arg(&config)
+        .run()
+        .assert_code(2)
+        .assert_stderr_has("[sprt]");
+}
