@@ -297,6 +297,7 @@ pub fn run_match(args: &MatchArgs) -> Result<()> {
         },
         // A bot whose command cannot work stops the match before it starts (`config`).
         left_out: LeftOut::default(),
+        claims: None,
     };
     crate::reporters::play_reported(&run, "match", config.show, config.events, 0)
 }

@@ -431,6 +431,7 @@ pub fn play_config(config: &LeagueConfig, place: &Place) -> Result<()> {
             bots: left_out,
             games: skipped,
         },
+        claims: None,
     };
     if skipped > 0 {
         crate::stderr_line!(

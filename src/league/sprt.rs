@@ -7,7 +7,10 @@
 //! config's, the k − 2 other seats go to field bots drawn at random (distinct), the candidate and
 //! the baseline get two random seats, and the unit has its own random blocked squares (if asked)
 //! and opening. Its seating 0 puts the candidate in the first of those seats, seating 1 is the
-//! twin with the two exchanged. Shard I of N plays the units u with u mod N = I − 1.
+//! twin with the two exchanged. Shards (`--shard I/N`) share the schedule as they go: each takes
+//! the next pair no other shard has taken (`PairClaims`), so that pairs are played in schedule
+//! order by whichever shards are running — a shard still waiting in a cluster's queue would
+//! otherwise hold up the complete prefix that the test counts.
 //!
 //! **Stopping.** A sink (`Watch`) feeds every game recorded to the test's state, and in a sharded
 //! run also the games the other shards append to their record files; once the merged test has
@@ -268,7 +271,142 @@ impl Tail {
     }
 }
 
-/// The sink that feeds the test: every recorded game of this run, and (read every second or so)
+/// How the shards of a test share its pairs: a claim file per pair in `DIR/claims/`, created
+/// by the first shard to take the pair and locked (`flock`) while it plays it, then marked
+/// `done`. A shard that finds a claim file unlocked and not done takes the pair over: its
+/// shard was killed in the middle (the games it recorded are left out, the rest are played).
+/// The lock dies with its process, so a killed shard never holds a pair up. Claims only say who
+/// plays what; what the test counts is still the records alone.
+struct PairClaims {
+    dir: PathBuf,
+    out: PathBuf,
+    run: String,
+    me: String,
+    /// The schedule's unit of each deal of the run.
+    units: Vec<u64>,
+    /// The claim files this shard holds locked, by deal.
+    held: std::sync::Mutex<Vec<(usize, std::fs::File)>>,
+}
+
+impl PairClaims {
+    fn new(out: &Path, run: &str, me: String, units: Vec<u64>) -> Result<PairClaims> {
+        let dir = out.join("claims");
+        std::fs::create_dir_all(&dir).map_err(|e| {
+            fail(
+                exit::OUTPUT,
+                format!("{}: cannot create: {e}", dir.display()),
+            )
+        })?;
+        Ok(PairClaims {
+            dir,
+            out: out.to_path_buf(),
+            run: run.to_string(),
+            me,
+            units,
+            held: std::sync::Mutex::new(Vec::new()),
+        })
+    }
+
+    /// Locks `file` without waiting; false if another process holds it.
+    fn lock(file: &std::fs::File) -> bool {
+        // SAFETY: flock on a descriptor owned by `file`; no memory is shared.
+        unsafe {
+            libc::flock(
+                std::os::fd::AsRawFd::as_raw_fd(file),
+                libc::LOCK_EX | libc::LOCK_NB,
+            ) == 0
+        }
+    }
+
+    fn write(file: &mut std::fs::File, text: &str) -> std::io::Result<()> {
+        use std::io::Write;
+        file.set_len(0)?;
+        file.seek(SeekFrom::Start(0))?;
+        // Not synced: after a crash a lost claim or `done` only sends the next shard to the
+        // records, which say what is played (`take_unit`).
+        file.write_all(text.as_bytes())
+    }
+
+    fn take_unit(&self, deal: usize) -> std::io::Result<crate::run::Claim> {
+        use crate::run::Claim;
+        let unit = self.units[deal];
+        let path = self.dir.join(format!("u{unit:05}"));
+        let created = std::fs::File::options()
+            .read(true)
+            .write(true)
+            .create_new(true)
+            .open(&path);
+        let (mut file, fresh) = match created {
+            Ok(file) => (file, true),
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => (
+                std::fs::File::options()
+                    .read(true)
+                    .write(true)
+                    .open(&path)?,
+                false,
+            ),
+            Err(e) => return Err(e),
+        };
+        if !Self::lock(&file) {
+            return Ok(Claim::Pass);
+        }
+        let mut recorded = Vec::new();
+        if !fresh {
+            let mut text = String::new();
+            file.read_to_string(&mut text)?;
+            if text.starts_with("done") {
+                return Ok(Claim::Pass);
+            }
+            // Taken over from a shard that stopped in the middle: what it recorded stays.
+            let mut finished = Recorded::default();
+            for f in league::record_files(&self.out).map_err(std::io::Error::other)? {
+                records::finished(&f, &self.run, &mut finished)?;
+            }
+            recorded = [2 * unit, 2 * unit + 1]
+                .into_iter()
+                .filter(|i| finished.indices.contains(i))
+                .collect();
+        }
+        Self::write(&mut file, &format!("shard {}\n", self.me))?;
+        if let Ok(mut held) = self.held.lock() {
+            held.push((deal, file));
+        }
+        Ok(Claim::Play { recorded })
+    }
+}
+
+impl crate::run::Claims for PairClaims {
+    fn take(&self, deal: usize) -> crate::run::Claim {
+        match self.take_unit(deal) {
+            Ok(claim) => claim,
+            Err(e) => {
+                // Without its claim a pair might be played twice: leave it to the others.
+                crate::stderr_line!(
+                    "{}multiversi: warning: cannot claim pair {} in {}: {e}",
+                    crate::reporters::progress::clear_progress(),
+                    self.units[deal] + 1,
+                    self.dir.display()
+                );
+                crate::run::Claim::Pass
+            }
+        }
+    }
+
+    fn release(&self, deal: usize, complete: bool) {
+        let Ok(mut held) = self.held.lock() else {
+            return;
+        };
+        if let Some(at) = held.iter().position(|(d, _)| *d == deal) {
+            let (_, mut file) = held.swap_remove(at);
+            if complete {
+                let _ = Self::write(&mut file, &format!("done by shard {}\n", self.me));
+            }
+            // Dropping the file releases the lock.
+        }
+    }
+}
+
+/// The sink that feeds the test: every recorded game of this run, and (read four times a second)
 /// the games other shards append; it stops the run once the merged test has decided, and draws
 /// the progress line with the LLR.
 struct Watch {
@@ -306,9 +444,9 @@ impl Watch {
         )
     }
 
-    /// Reads what the other shards have added since the last poll, at most once a second.
+    /// Reads what the other shards have added since the last poll, at most four times a second.
     fn poll(&mut self, force: bool) {
-        if !force && self.last_poll.elapsed() < Duration::from_secs(1) {
+        if !force && self.last_poll.elapsed() < Duration::from_millis(250) {
             return;
         }
         self.last_poll = Instant::now();
@@ -423,17 +561,18 @@ pub fn run(
             )
         })?;
     }
-    let mine = |u: u64| match place.shard {
-        Some((i, n)) => u % n as u64 == (i - 1) as u64,
-        None => true,
-    };
+    // Shards do not split the schedule in advance: each takes the next pair no other shard has
+    // taken (`PairClaims`), so that the pairs are played in schedule order by whichever shards
+    // are running, and a shard still waiting in a cluster's queue holds up nothing.
     let decided = state.verdict() != Verdict::Continue;
     let mut deals = Vec::new();
+    let mut units = Vec::new();
     if !decided {
-        for u in (0..test.units()).filter(|&u| mine(u)) {
+        for u in 0..test.units() {
             let plan = test.deal(u, &finished)?;
             if !plan.games.is_empty() {
                 deals.push(plan);
+                units.push(u);
             }
         }
     }
@@ -526,6 +665,15 @@ pub fn run(
         // A test without one of its bots answers nothing: stop, and say which.
         silent: SilentBots::Stop,
         left_out: LeftOut::default(),
+        claims: match place.shard {
+            Some((i, n)) => Some(Box::new(PairClaims::new(
+                out,
+                &config.name,
+                format!("{i}/{n}"),
+                units,
+            )?)),
+            None => None,
+        },
     };
     let mut watch = Watch {
         state,
@@ -806,5 +954,35 @@ mod tests {
         let deal = test.deal(5, &finished).unwrap();
         assert_eq!(deal.games.len(), 1);
         assert_eq!(deal.games[0].place.seating, 0);
+    }
+
+    #[test]
+    fn the_example_is_a_test_and_wrong_keys_are_named() {
+        let example = LeagueConfig::parse(include_str!("../../examples/sprt.toml")).unwrap();
+        let test = Test::new(&example).unwrap();
+        assert_eq!((test.candidate, test.baseline, test.field.len()), (0, 1, 2));
+        assert_eq!(test.units(), 10_000);
+        let base = include_str!("../../examples/sprt.toml");
+        let wrong = |from: &str, to: &str| {
+            assert!(base.contains(from), "{from}");
+            LeagueConfig::parse(&base.replacen(from, to, 1)).unwrap_err()
+        };
+        assert!(wrong("baseline = \"random\"", "baseline = \"nobody\"").contains("no bot is named"));
+        assert!(
+            wrong("baseline = \"random\"", "baseline = \"greedy\"").contains("two different bots")
+        );
+        assert!(wrong("elo1 = 10", "elo1 = -10").contains("elo0"));
+        assert!(wrong("max_games = 20000", "max_games = 1").contains("max_games"));
+        assert!(wrong("move_ms = 200", "move_ms = 200\nrounds = 2").contains("rounds"));
+        assert!(wrong("format = \"sprt\"", "format = \"round-robin\"").contains("[sprt]"));
+        assert!(wrong("[sprt]", "[sprt]\nmystery = 1").contains("mystery"));
+        // Two field bots are needed at a 4-player table.
+        let one_field = base.replace(
+            "[[bot]]\nname = \"pool-random\"\ncommand = \"builtin:random\"\n",
+            "",
+        );
+        assert!(LeagueConfig::parse(&one_field)
+            .unwrap_err()
+            .contains("needs 2 others"));
     }
 }

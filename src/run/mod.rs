@@ -15,5 +15,5 @@ pub mod seating;
 pub mod setup;
 pub mod workers;
 
-pub use plan::{BotSpec, DealPlan, GamePlan, LeftOut, Run, SilentBots};
+pub use plan::{BotSpec, Claim, Claims, DealPlan, GamePlan, LeftOut, Run, SilentBots};
 pub use workers::Summary;

@@ -54,6 +54,26 @@ pub struct LeftOut {
     pub games: u64,
 }
 
+/// Deals shared with other runs at the same time (the shards of a sequential test, which take
+/// the next pair free in schedule order): a worker takes a deal only once `take` says it may.
+pub trait Claims: Send + Sync {
+    /// Whether this run plays `deal` (an index into the run's `deals`); `Play` lists the schedule
+    /// indices of its games that are already recorded elsewhere, to leave out.
+    fn take(&self, deal: usize) -> Claim;
+    /// The deal's games are all recorded (`complete`), or the worker stopped before.
+    fn release(&self, deal: usize, complete: bool);
+}
+
+/// What `Claims::take` says.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Claim {
+    Play {
+        recorded: Vec<u64>,
+    },
+    /// Another run plays it, or has played it.
+    Pass,
+}
+
 /// A whole run.
 pub struct Run {
     pub bots: Vec<BotSpec>,
@@ -67,6 +87,8 @@ pub struct Run {
     pub silent: SilentBots,
     /// Bots left out before the run began.
     pub left_out: LeftOut,
+    /// Deals shared with other runs; None: every deal is this run's.
+    pub claims: Option<Box<dyn Claims>>,
 }
 
 impl Run {

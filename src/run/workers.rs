@@ -272,13 +272,31 @@ fn worker(shared: &Shared, tx: mpsc::Sender<Message>) {
     let mut kept: Vec<(usize, Connection)> = Vec::new();
     while let Some(d) = shared.next_deal() {
         let deal = &run.deals[d];
+        if shared.halted() {
+            skipped(deal.games.len());
+            continue;
+        }
+        // A deal shared with other runs is played by the first run to take it.
+        let recorded = match run.claims.as_ref().map(|c| c.take(d)) {
+            Some(super::plan::Claim::Pass) => continue,
+            Some(super::plan::Claim::Play { recorded }) => recorded,
+            None => Vec::new(),
+        };
+        let games: Vec<&super::plan::GamePlan> = deal
+            .games
+            .iter()
+            .filter(|g| !recorded.contains(&g.place.index))
+            .collect();
         if shared.halted()
             || deal
                 .bots
                 .iter()
                 .any(|&b| shared.silent[b].load(Ordering::SeqCst))
         {
-            skipped(deal.games.len());
+            skipped(games.len());
+            if let Some(claims) = &run.claims {
+                claims.release(d, false);
+            }
             continue;
         }
         let mut players: Vec<Connection> = deal
@@ -295,7 +313,7 @@ fn worker(shared: &Shared, tx: mpsc::Sender<Message>) {
         shut_down_all(kept.iter_mut().map(|(_, p)| p), run.grace);
         kept.clear();
         let mut played = 0;
-        for game in &deal.games {
+        for game in games.iter().copied() {
             if shared.halted()
                 || deal
                     .bots
@@ -359,8 +377,11 @@ fn worker(shared: &Shared, tx: mpsc::Sender<Message>) {
                 recorded,
             });
         }
-        if played < deal.games.len() {
-            skipped(deal.games.len() - played);
+        if played < games.len() {
+            skipped(games.len() - played);
+        }
+        if let Some(claims) = &run.claims {
+            claims.release(d, played == games.len());
         }
         kept = deal.bots.iter().copied().zip(players).collect();
         if interrupted() {

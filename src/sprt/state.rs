@@ -711,7 +711,7 @@ impl Report {
         );
         if self.waiting_units > 0 {
             out += &format!(
-                "waiting: {} games of {} {} not counted yet (incomplete, or after an incomplete one)\n",
+                "waiting: {} game(s) of {} {} not counted yet (incomplete, or after an incomplete one)\n",
                 self.waiting_games,
                 self.waiting_units,
                 units(self.waiting_units)

@@ -161,7 +161,7 @@ fn only_the_complete_prefix_counts() {
     assert_eq!(waiting.counts.units(), 0);
     assert_eq!(waiting.llr, 0.0);
     assert_eq!((waiting.waiting_units, waiting.waiting_games), (4, 7));
-    assert!(waiting.text().contains("waiting: 7 games of 4 pairs"));
+    assert!(waiting.text().contains("waiting: 7 game(s) of 4 pairs"));
     // The missing game completes unit 0 and every unit after it.
     state.add(&pairs[0][1]).unwrap();
     let report = state.report();

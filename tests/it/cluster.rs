@@ -250,3 +250,61 @@ fn a_league_run_as_a_slurm_job_array_has_the_standings_of_the_whole_league() {
     assert_eq!(merged["games"], LEAGUE_GAMES);
     assert_eq!(merged, standings_without_times(&alone));
 }
+
+/// A sequential test as a Slurm job array of more tasks than the one-node cluster runs at once:
+/// the shards that run share the pairs and read each other's records, all stop once the merged
+/// test has decided, and the task that waited in the queue ends at once with the same verdict;
+/// `--status` gives it too, and no game is recorded twice.
+#[test]
+fn a_sequential_test_run_as_a_slurm_job_array_stops_together_with_one_verdict() {
+    ensure_cluster();
+    let dir = temp_dir("cluster_sprt");
+    let out = dir.join("test");
+    let bin = env!("CARGO_BIN_EXE_multiversi");
+    let script = "#!/bin/sh\n\
+        # Arguments: the multiversi binary, the test directory, the number of shards.\n\
+        \"$1\" sprt builtin:greedy builtin:random --elo1 20 --seed 21 --move-ms 5000 \
+        --out \"$2\" --shard \"$SLURM_ARRAY_TASK_ID/$3\" --concurrency 1\n\
+        code=$?\n\
+        # The verdict's exit code (0: H1) is what a job script would act on.\n\
+        echo \"exit $code\"\n";
+    run_job_array(
+        &dir,
+        SHARDS,
+        script,
+        &[bin, out.to_str().unwrap(), &SHARDS.to_string()],
+    );
+    let outputs = task_outputs(&dir, SHARDS);
+    assert_eq!(
+        outputs.matches("exit 0").count(),
+        SHARDS as usize,
+        "{outputs}"
+    );
+    let status = multiversi("sprt")
+        .arg("--status")
+        .arg(&out)
+        .arg("--json")
+        .run();
+    status.assert_ok();
+    let json: serde_json::Value = serde_json::from_str(&status.stdout()).unwrap();
+    assert_eq!(json["verdict"], "H1");
+    let units = json["units"].as_u64().unwrap();
+    let mut by_index = std::collections::BTreeSet::new();
+    let mut played = 0;
+    for i in 1..=SHARDS {
+        let records = read_records(&out.join(format!("games-{i}-of-{SHARDS}.jsonl")));
+        for r in &records {
+            assert!(
+                by_index.insert(r.schedule.as_ref().unwrap().index),
+                "{} twice",
+                r.game
+            );
+        }
+        played += records.len() as u64;
+    }
+    // None played on alone: a few pairs each beyond the decision at most.
+    assert!(
+        played <= 2 * units + 2 * 4 * SHARDS as u64,
+        "{played} games played for {units} pairs counted\n{outputs}"
+    );
+}
