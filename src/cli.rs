@@ -1,7 +1,7 @@
 //! The command line: options are parsed and validated into a config first, then run. Every
 //! failure maps to one documented exit code (see README.md, "Exit codes").
 
-use crate::exit::{self, fail, Failure};
+use crate::exit::{self, fail};
 use crate::options::BoardArgs;
 use crate::rules::Position;
 use anyhow::Result;
@@ -86,10 +86,12 @@ fn run_perft(args: &PerftArgs) -> Result<()> {
         let depth_started = Instant::now();
         leaves = position.perft(depth);
         last_secs = depth_started.elapsed().as_secs_f64();
-        writeln!(out, "{depth} {leaves}")?;
-        out.flush()?;
+        // A reader that went away (`perft 7 | head -1`) ends it quietly (`exit::stdout_error`).
+        writeln!(out, "{depth} {leaves}")
+            .and_then(|()| out.flush())
+            .map_err(exit::stdout_error)?;
     }
-    eprintln!(
+    crate::stderr_line!(
         "perft {}: {} leaves in {:.3} s, {:.1} M leaves/s (depths 1-{} took {:.3} s)",
         args.depth,
         leaves,
@@ -134,16 +136,22 @@ pub fn main() -> i32 {
             };
         }
     };
-    match run(cli) {
+    // A panic is a bug: the default hook has printed where, and the exit code says "internal
+    // error" rather than Rust's 101, which no table of ours explains.
+    let Ok(result) = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| run(cli))) else {
+        return exit::INTERNAL;
+    };
+    match result {
         Ok(()) => exit::OK,
         Err(e) => {
-            let code = e.downcast_ref::<Failure>().map_or(exit::USAGE, |f| f.code);
+            let code = exit::code_of(&e);
             // An empty message means there is nothing to say (a closed output pipe).
             // A closed stderr (`... 2>&1 >/dev/null | true`) must not panic: the exit code
             // still tells what happened.
-            if !e.to_string().is_empty() {
-                use std::io::Write;
-                let _ = writeln!(std::io::stderr(), "multiversi: {e:#}");
+            if code == exit::INTERNAL {
+                crate::stderr_line!("multiversi: internal error (a bug: please report it): {e:#}");
+            } else if !e.to_string().is_empty() {
+                crate::stderr_line!("multiversi: {e:#}");
             }
             code
         }
