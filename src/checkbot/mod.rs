@@ -26,7 +26,7 @@ use crate::protocol::{fault_text, PlayerInfo, TimeControl, ToBot, TurnView};
 use crate::record::{FaultKind, FaultRecord, GameRecord};
 use crate::referee::{play_game, GameSetup, Interrupted, Observer};
 use crate::rng::Rng;
-use crate::rules::{BoardKind, Colour, MoveKind, Outcome, Position, Rules, Seat, Setup, Square};
+use crate::rules::{BoardKind, Colour, Outcome, Rules, Seat, Setup};
 use crate::run::lineup;
 use anyhow::Result;
 use clap::Args;
@@ -737,7 +737,11 @@ impl Checker {
                 fault.detail
             ),
         );
-        check.sent = turn_before_fault(&record, fault, self.time.move_ms)
+        // The line the bot failed to answer (its start or its turn), exactly as the referee
+        // wrote it: the last one the connection sent to this bot.
+        let last = self.players[0].last_sent();
+        check.sent = (!last.is_empty())
+            .then(|| line_text(last))
             .into_iter()
             .collect();
         check.got = fault.text.clone();
@@ -1068,70 +1072,6 @@ fn describe_result(record: &GameRecord, seat: Seat) -> String {
         Outcome::Win { winner } => format!("{discs} discs, seat {winner} won"),
         Outcome::Draw => format!("{discs} discs, a draw"),
     }
-}
-
-/// The `turn` line the bot failed to answer, rebuilt from the record (the referee does not keep
-/// the lines it sent). None for a fault outside a turn (at the start).
-fn turn_before_fault(record: &GameRecord, fault: &FaultRecord, move_ms: u64) -> Option<String> {
-    let mut position = Position::new(record.rules.clone());
-    let n = record.rules.players as usize;
-    let mut out: Vec<Seat> = Vec::new();
-    let mut faults = record.faults.iter().peekable();
-    let mut moves = record.moves.iter().peekable();
-    loop {
-        // Faults before this one at the current ply take their seats out first.
-        while let Some(f) = faults.peek() {
-            if std::ptr::eq(*f, fault) || f.ply > position.ply() {
-                break;
-            }
-            position.remove_seat(f.seat);
-            out.push(f.seat);
-            faults.next();
-        }
-        if faults.peek().is_some_and(|f| std::ptr::eq(*f, fault)) && position.ply() == fault.ply {
-            break;
-        }
-        let m = moves.next()?;
-        position.play(m.square).ok()?;
-    }
-    if position.to_move() != fault.seat || fault.detail.contains("ready") {
-        return None;
-    }
-    let own_last = record
-        .moves
-        .iter()
-        .filter(|m| m.seat == fault.seat && m.ply < fault.ply)
-        .map(|m| m.ply)
-        .max();
-    let since: Vec<(u32, Seat, Square)> = record
-        .moves
-        .iter()
-        .filter(|m| m.ply < fault.ply && own_last.map_or(true, |p| m.ply > p))
-        .map(|m| (m.ply, m.seat, m.square))
-        .collect();
-    let (legal, kind) = position.legal_moves();
-    let rows = position.rows();
-    out.sort_unstable();
-    let mut line = Vec::new();
-    TurnView {
-        game: &record.game,
-        ply: fault.ply,
-        seat: fault.seat,
-        rows: &rows,
-        moves: &since,
-        legal: &legal,
-        kind: if legal.is_empty() {
-            MoveKind::Flipping
-        } else {
-            kind
-        },
-        time_ms: move_ms,
-        clocks_ms: &vec![None; n],
-        out: &out,
-        last_move_ms: None,
-    }
-    .write_line(&mut line);
-    Some(line_text(&line))
 }
 
 /// A message line with a field no version-1 message has, at the top and at the start of the
