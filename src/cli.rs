@@ -123,9 +123,23 @@ pub fn run(cli: Cli) -> Result<()> {
     }
 }
 
+/// Whether `words`, the last arguments of the command line, came right after a `--`: clap takes
+/// the `--` away, but it tells a program's path (taken whole) from a line to split.
+fn after_dashes(raw: &[std::ffi::OsString], words: &[String]) -> bool {
+    let Some(before) = raw.len().checked_sub(words.len() + 1) else {
+        return false;
+    };
+    raw[before] == "--"
+        && raw[before + 1..]
+            .iter()
+            .zip(words)
+            .all(|(r, w)| r.to_str() == Some(w.as_str()))
+}
+
 /// Parses the command line, runs it, prints any error and returns the exit code.
 pub fn main() -> i32 {
-    let cli = match Cli::try_parse() {
+    let raw: Vec<std::ffi::OsString> = std::env::args_os().collect();
+    let mut cli = match Cli::try_parse_from(&raw) {
         Ok(cli) => cli,
         Err(e) => {
             let _ = e.print();
@@ -136,6 +150,9 @@ pub fn main() -> i32 {
             };
         }
     };
+    if let Command::CheckBot(args) = &mut cli.command {
+        args.after_dashes = after_dashes(&raw, &args.command);
+    }
     // A panic is a bug: the default hook has printed where, and the exit code says "internal
     // error" rather than Rust's 101, which no table of ours explains.
     let Ok(result) = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| run(cli))) else {
@@ -154,6 +171,42 @@ pub fn main() -> i32 {
                 crate::stderr_line!("multiversi: {e:#}");
             }
             code
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(args: &[&str]) -> (Vec<std::ffi::OsString>, Vec<String>) {
+        let raw: Vec<std::ffi::OsString> = args.iter().map(Into::into).collect();
+        let Command::CheckBot(check) = Cli::try_parse_from(&raw).unwrap().command else {
+            panic!("not check-bot: {args:?}");
+        };
+        (raw, check.command)
+    }
+
+    #[test]
+    fn words_after_dashes_are_told_from_a_line_to_split() {
+        for (args, expected) in [
+            (&["mv", "check-bot", "--", "/opt/my bots/bot"][..], true),
+            (
+                &["mv", "check-bot", "--json", "--", "python3", "a b.py"],
+                true,
+            ),
+            (&["mv", "check-bot", "python3 bot.py"], false),
+            (
+                &["mv", "check-bot", "--seed", "3", "./bot", "--fast"],
+                false,
+            ),
+            (
+                &["mv", "check-bot", "--cwd", "d", "./bot", "--", "x"],
+                false,
+            ),
+        ] {
+            let (raw, words) = parse(args);
+            assert_eq!(after_dashes(&raw, &words), expected, "{args:?}");
         }
     }
 }

@@ -47,6 +47,11 @@ pub struct CheckBotArgs {
         allow_hyphen_values = true
     )]
     pub command: Vec<String>,
+    /// Whether COMMAND came after `--` (clap takes the `--` away; `cli` sets this from the raw
+    /// command line). After `--` the words are the argument list as given, so a single word is a
+    /// program, taken whole even with a space in its path, and never split like a BOT of `match`.
+    #[arg(skip)]
+    pub after_dashes: bool,
     /// The most one move may take, in milliseconds (as `match --move-ms`).
     #[arg(long, default_value_t = 1000, value_name = "MS")]
     pub move_ms: u64,
@@ -137,8 +142,14 @@ fn ask(bot: &mut Connection, message: &[u8], limit_ms: u64, what: &str) -> Heard
 
 /// The bot to check, resolved as `match` resolves a BOT (`crate::run::lineup`): `builtin:NAME`
 /// runs this program's built-in bot (with `seed`), a single argument is split like a BOT of
-/// `match`, and several arguments are the argument list as given.
-fn resolve_command(words: &[String], exe: &std::path::Path, seed: u64) -> Result<BotSpec> {
+/// `match`, and several arguments (or any after `--`: `after_dashes`) are the argument list as
+/// given.
+fn resolve_command(
+    words: &[String],
+    after_dashes: bool,
+    exe: &std::path::Path,
+    seed: u64,
+) -> Result<BotSpec> {
     // `check-bot "python3 bot.py" --move-ms 300`: everything after the bot belongs to the bot,
     // so check-bot's own options there would be passed to it. Say where they go instead.
     if let [first, rest @ ..] = words {
@@ -146,7 +157,9 @@ fn resolve_command(words: &[String], exe: &std::path::Path, seed: u64) -> Result
             let name = w.split('=').next().unwrap_or(w);
             OWN_OPTIONS.contains(&name)
         };
-        if first.contains([' ', '\t']) || first.starts_with("builtin:") {
+        // After `--`, a word with a space is a program's path: what follows is its arguments.
+        let a_line = first.contains([' ', '\t']) && !after_dashes;
+        if a_line || first.starts_with("builtin:") {
             if let Some(option) = rest.iter().find(|w| is_option(w)) {
                 return Err(fail(
                     exit::USAGE,
@@ -160,8 +173,8 @@ fn resolve_command(words: &[String], exe: &std::path::Path, seed: u64) -> Result
             }
         }
     }
-    let mut bot =
-        lineup::from_words(words, Some("bot"), exe, None).map_err(|e| fail(exit::USAGE, e))?;
+    let mut bot = lineup::from_words(words, after_dashes, Some("bot"), exe, None)
+        .map_err(|e| fail(exit::USAGE, e))?;
     if bot.builtin {
         bot.argv.extend(["--seed".into(), seed.to_string()]);
     }
@@ -1114,7 +1127,7 @@ pub fn run(args: &CheckBotArgs) -> Result<()> {
     let exe = std::env::current_exe()
         .map_err(|e| fail(exit::BOT_START, format!("cannot find this program: {e}")))?;
     let mut rng = Rng::new(args.seed);
-    let mut bot = resolve_command(&args.command, &exe, rng.next_u64())?;
+    let mut bot = resolve_command(&args.command, args.after_dashes, &exe, rng.next_u64())?;
     bot.dir = args.cwd.clone();
     bot.limits = args.limits;
     let argv = bot.argv.clone();
@@ -1228,24 +1241,37 @@ mod tests {
         let exe = Path::new("/bin/multiversi");
         let words = |ws: &[&str]| ws.iter().map(|w| w.to_string()).collect::<Vec<_>>();
         assert_eq!(
-            resolve_command(&words(&["python3", "my bot.py"]), exe, 5)
+            resolve_command(&words(&["python3", "my bot.py"]), true, exe, 5)
                 .unwrap()
                 .argv,
             words(&["python3", "my bot.py"])
         );
         assert_eq!(
-            resolve_command(&words(&["python3 'my bot.py' --fast"]), exe, 5)
+            resolve_command(&words(&["python3 'my bot.py' --fast"]), false, exe, 5)
                 .unwrap()
                 .argv,
             words(&["python3", "my bot.py", "--fast"])
         );
         assert_eq!(
-            resolve_command(&words(&["builtin:greedy"]), exe, 5)
+            resolve_command(&words(&["builtin:greedy"]), true, exe, 5)
                 .unwrap()
                 .argv,
             words(&["/bin/multiversi", "bot", "greedy", "--seed", "5"])
         );
-        assert!(resolve_command(&words(&["builtin:nobody"]), exe, 5).is_err());
+        assert!(resolve_command(&words(&["builtin:nobody"]), false, exe, 5).is_err());
+        // After `--`, one word is a program, whole: a path with a space is not split.
+        assert_eq!(
+            resolve_command(&words(&["/opt/my bots/bot"]), true, exe, 5)
+                .unwrap()
+                .argv,
+            words(&["/opt/my bots/bot"])
+        );
+        assert_eq!(
+            resolve_command(&words(&["/opt/my bots/bot"]), false, exe, 5)
+                .unwrap()
+                .argv,
+            words(&["/opt/my", "bots/bot"])
+        );
     }
 
     #[test]

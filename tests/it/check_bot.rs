@@ -664,3 +664,30 @@ fn what_the_checklist_shows_as_sent_is_what_the_bot_received() {
     }
     assert!(pointers > 0, "several failures share a hint:\n{text}");
 }
+
+/// After `--`, one word is a program, taken whole: a path with a space is not split in two.
+#[test]
+fn a_program_path_with_a_space_after_dashes_is_taken_whole() {
+    let dir = temp_dir("check-bot-spaced").join("my bots");
+    std::fs::create_dir_all(&dir).unwrap();
+    let bot = dir.join("bot");
+    std::fs::write(
+        &bot,
+        format!(
+            "#!/bin/sh\nexec python3 {} never-ready\n",
+            shell_word(&broken_bot())
+        ),
+    )
+    .unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&bot, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let (out, report) = check(&["--startup-ms", "300"], &[utf8(&bot)]);
+    // It started (and then never said ready): not "cannot be started" (exit 4).
+    out.assert_code(1);
+    assert_eq!(
+        report["command"],
+        serde_json::json!([utf8(&bot)]),
+        "{report}"
+    );
+    assert_eq!(failed(&report)[0], "startup", "{report:#}");
+}
