@@ -28,8 +28,9 @@
 //! defaulting to `C.UTF-8`) and nothing else, so that no secret in the organiser's environment
 //! (tokens, credentials, paths) reaches code written by someone else.
 
-use crate::process::BotProcess;
+use crate::procfs;
 use clap::Args;
+use nix::sys::resource::{getrlimit, setrlimit, Resource};
 use serde::{Deserialize, Serialize};
 use std::io;
 
@@ -119,41 +120,22 @@ impl Limits {
     /// make async-signal-safe calls).
     pub(crate) fn rlimits(&self) -> ChildLimits {
         const MIB: u64 = 1 << 20;
-        let mut set = ChildLimits::default();
-        let mut push = |resource, value: u64| {
-            if set.len < set.items.len() {
-                set.items[set.len] = (resource, value);
-                set.len += 1;
-            }
-        };
-        if let Some(mb) = self.memory_mb {
-            push(libc::RLIMIT_DATA, mb * MIB);
-        }
-        if let Some(s) = self.cpu_s {
-            push(libc::RLIMIT_CPU, s);
-        }
-        if let Some(n) = self.files {
-            push(libc::RLIMIT_NOFILE, n);
-        }
-        if let Some(mb) = self.file_size_mb {
-            push(libc::RLIMIT_FSIZE, mb * MIB);
-            push(libc::RLIMIT_CORE, 0);
-        }
-        set
+        let set = [
+            self.memory_mb.map(|mb| (Resource::RLIMIT_DATA, mb * MIB)),
+            self.cpu_s.map(|s| (Resource::RLIMIT_CPU, s)),
+            self.files.map(|n| (Resource::RLIMIT_NOFILE, n)),
+            self.file_size_mb
+                .map(|mb| (Resource::RLIMIT_FSIZE, mb * MIB)),
+            self.file_size_mb.map(|_| (Resource::RLIMIT_CORE, 0)),
+        ];
+        ChildLimits { items: set }
     }
 }
-
-/// The resource type `setrlimit` takes on this C library.
-#[cfg(target_env = "gnu")]
-type Resource = libc::__rlimit_resource_t;
-#[cfg(not(target_env = "gnu"))]
-type Resource = libc::c_int;
 
 /// Limits to set between fork and exec: a fixed array, so that nothing is allocated there.
 #[derive(Clone, Copy, Default)]
 pub(crate) struct ChildLimits {
-    items: [(Resource, u64); 5],
-    len: usize,
+    items: [Option<(Resource, u64)>; 5],
 }
 
 impl ChildLimits {
@@ -164,35 +146,26 @@ impl ChildLimits {
     /// Runs in the child between fork and exec: only `getrlimit`/`setrlimit`, which are plain
     /// system calls.
     pub(crate) fn apply(&self) -> io::Result<()> {
-        for &(resource, value) in &self.items[..self.len] {
-            let mut limit = libc::rlimit {
-                rlim_cur: 0,
-                rlim_max: 0,
+        for &(resource, value) in self.items.iter().flatten() {
+            let (_, hard) = getrlimit(resource)?;
+            let soft = (value as libc::rlim_t).min(hard);
+            let hard = if resource == Resource::RLIMIT_CPU {
+                hard
+            } else {
+                soft
             };
-            // SAFETY: getrlimit/setrlimit on this process with a valid struct.
-            unsafe {
-                if libc::getrlimit(resource, &mut limit) != 0 {
-                    return Err(io::Error::last_os_error());
-                }
-                let value = value as libc::rlim_t;
-                let hard = limit.rlim_max;
-                limit.rlim_cur = value.min(hard);
-                if resource != libc::RLIMIT_CPU {
-                    limit.rlim_max = limit.rlim_cur;
-                }
-                if libc::setrlimit(resource, &limit) != 0 {
-                    return Err(io::Error::last_os_error());
-                }
-            }
+            setrlimit(resource, soft, hard)?;
         }
         Ok(())
     }
 }
 
-/// What the referee keeps about a running bot's limits.
+/// What the referee keeps about a running bot's limits. The bot is named by its leader's pid,
+/// which is also its process group: this module works on plain processes, and the bot process
+/// (`crate::process`) is built on it, not the other way round.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct Enforced {
-    pub(crate) limits: Limits,
+    limits: Limits,
     /// The CPU soft limit of the bot's leader process for the current game, in seconds of its
     /// life: reaching it is reaching the per-game allowance.
     cpu_until_s: Option<u64>,
@@ -207,22 +180,9 @@ impl Enforced {
     }
 }
 
-/// CPU seconds (user and system) a process has used, from `/proc/PID/stat`; also readable
-/// while the process is a zombie.
-fn cpu_seconds(pid: i32) -> Option<f64> {
-    let text = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
-    let (_, rest) = text.rsplit_once(')')?;
-    let fields: Vec<&str> = rest.split_whitespace().collect();
-    // Fields 14 and 15 of the file (utime, stime); `rest` starts at field 3.
-    let utime: u64 = fields.get(11)?.parse().ok()?;
-    let stime: u64 = fields.get(12)?.parse().ok()?;
-    // SAFETY: sysconf has no preconditions.
-    let ticks = unsafe { libc::sysconf(libc::_SC_CLK_TCK) };
-    Some((utime + stime) as f64 / ticks.max(1) as f64)
-}
-
 /// Raises a process's CPU soft limit to `until` seconds of its life (the hard limit is kept;
-/// the soft limit never goes above it).
+/// the soft limit never goes above it). libc, not nix: nix sets limits only of its own process,
+/// and this is another one (`prlimit`).
 fn renew_cpu_limit(pid: i32, until: u64) -> io::Result<()> {
     let mut old = libc::rlimit {
         rlim_cur: 0,
@@ -262,53 +222,56 @@ const OUT_OF_MEMORY: &[&str] = &[
     "ENOMEM",
 ];
 
-impl BotProcess {
-    /// Starts the bot's CPU allowance for a new game (see the module's notes). Processes that
-    /// vanish meanwhile are skipped; a failure to renew is logged, never fatal: the referee's
-    /// own check then faults the bot a game early rather than never.
-    pub fn begin_game_limits(&mut self) {
-        let Some(allowance) = self.enforced.limits.cpu_s else {
-            return;
+impl Enforced {
+    /// Starts the CPU allowance for a new game (see the module's notes) of the bot whose group
+    /// `leader` leads. Processes that vanish meanwhile are skipped; a failure to renew is
+    /// returned as a note for the bot's log, never fatal: the referee's own check then faults
+    /// the bot a game early rather than never.
+    pub(crate) fn begin_game(&mut self, leader: i32) -> Vec<String> {
+        let mut notes = Vec::new();
+        let Some(allowance) = self.limits.cpu_s else {
+            return notes;
         };
-        let leader = self.pid() as i32;
-        for pid in crate::process::group_members(leader) {
-            let Some(used) = cpu_seconds(pid) else {
+        for pid in procfs::group_members(leader) {
+            let Some(used) = procfs::cpu_seconds(pid) else {
                 continue;
             };
             let until = cpu_until(used, allowance);
             if pid == leader {
-                self.enforced.cpu_until_s = Some(until);
+                self.cpu_until_s = Some(until);
             }
             if let Err(e) = renew_cpu_limit(pid, until) {
-                self.log_note(&format!("cannot renew the CPU limit of process {pid}: {e}"));
+                notes.push(format!("cannot renew the CPU limit of process {pid}: {e}"));
             }
         }
+        notes
     }
 
-    /// Whether the bot's leader has used up this game's CPU allowance: a bot that catches
+    /// Whether the bot's `leader` has used up this game's CPU allowance: a bot that catches
     /// `SIGXCPU` and answers anyway is faulted on this check. Costs a read of `/proc` only when
     /// a CPU limit is set.
-    pub fn cpu_limit_reached(&self) -> bool {
-        let Some(until) = self.enforced.cpu_until_s else {
+    pub(crate) fn cpu_limit_reached(&self, leader: i32) -> bool {
+        let Some(until) = self.cpu_until_s else {
             return false;
         };
-        cpu_seconds(self.pid() as i32).is_some_and(|used| used >= until as f64)
+        procfs::cpu_seconds(leader).is_some_and(|used| used >= until as f64)
     }
 
-    /// The fault detail of a crashed or silent bot, with the limit it ran into named first
-    /// when one explains it. `status` is how the bot ended (None while it still runs) and
-    /// `stderr_tail` its last words.
-    pub fn explain_limit(
+    /// The fault detail of a crashed or silent bot led by `leader`, with the limit it ran into
+    /// named first when one explains it. `status` is how the bot ended (None while it still
+    /// runs) and `stderr_tail` its last words.
+    pub(crate) fn explain(
         &self,
+        leader: i32,
         detail: String,
         status: Option<std::process::ExitStatus>,
         stderr_tail: &str,
     ) -> String {
         explain(
-            &self.enforced.limits,
+            &self.limits,
             detail,
             status.and_then(ending_signal),
-            self.cpu_limit_reached(),
+            self.cpu_limit_reached(leader),
             stderr_tail,
         )
     }
@@ -489,9 +452,27 @@ mod tests {
     }
 
     #[test]
-    fn the_cpu_time_of_this_process_is_readable() {
+    fn the_cpu_time_of_this_process_grows_as_it_computes() {
+        // The CPU time of the whole process: test threads running beside this one only add to
+        // it, so the lower bound holds however the tests are scheduled.
         let me = std::process::id() as i32;
-        let spent = cpu_seconds(me).unwrap();
-        assert!(spent >= 0.0);
+        let before = procfs::cpu_seconds(me).unwrap();
+        let burn = cpu_time_of_thread() + 0.3;
+        let mut x = 1u64;
+        while cpu_time_of_thread() < burn {
+            for _ in 0..100_000 {
+                x = std::hint::black_box(x.wrapping_mul(6364136223846793005).wrapping_add(1));
+            }
+        }
+        let grown = procfs::cpu_seconds(me).unwrap() - before;
+        // 0.3 s burnt; the kernel's count is in clock ticks (1/100 s), so allow a few of them.
+        assert!(grown >= 0.25, "burnt 0.3 s of CPU, /proc says {grown} s");
+    }
+
+    /// This thread's CPU time, from a clock independent of `/proc`.
+    fn cpu_time_of_thread() -> f64 {
+        use nix::time::{clock_gettime, ClockId};
+        let t = clock_gettime(ClockId::CLOCK_THREAD_CPUTIME_ID).unwrap();
+        t.tv_sec() as f64 + t.tv_nsec() as f64 / 1e9
     }
 }

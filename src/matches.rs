@@ -1,19 +1,19 @@
 //! `multiversi match`: one line-up of 3 or 4 bots, played as a league with one line-up. The
 //! games are the line-up's seatings in turn (the first k are the k rotations, then every other
-//! order), run by the same runner as a league (`crate::league::runner`).
+//! order), run by the same runner as a league (`crate::run`).
 
 use crate::bots;
 use crate::exit::{self, fail};
 use crate::explain;
-use crate::league::lineup::{bot_spec, run_stamp, set_logs};
-use crate::league::runner::{BotSpec, DealPlan, GamePlan, LeftOut, Run, SilentBots};
-use crate::league::schedule::{factorial, seating};
-use crate::league::session;
 use crate::names;
 use crate::protocol::TimeControl;
 use crate::record::ScheduleRef;
 use crate::rng::Rng;
 use crate::rules::{Rules, Setup};
+use crate::run::lineup::{bot_spec, run_stamp, set_logs};
+use crate::run::seating::{factorial, seating};
+use crate::run::setup as session;
+use crate::run::{BotSpec, DealPlan, GamePlan, LeftOut, Run, SilentBots};
 use anyhow::Result;
 use clap::Args;
 use std::path::PathBuf;
@@ -289,8 +289,6 @@ pub fn run_match(args: &MatchArgs) -> Result<()> {
         grace: config.grace,
         concurrency: config.concurrency,
         restart: config.restart,
-        show: config.show,
-        events: config.events,
         record,
         silent: if args.keep_going {
             SilentBots::PlayOn
@@ -299,7 +297,6 @@ pub fn run_match(args: &MatchArgs) -> Result<()> {
         },
         // A bot whose command cannot work stops the match before it starts (`config`).
         left_out: LeftOut::default(),
-        table_every: 0,
     };
-    session::play(&run, "match")
+    crate::reporters::play_reported(&run, "match", config.show, config.events, 0)
 }

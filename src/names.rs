@@ -5,16 +5,7 @@
 //! before falling back to a number (`random`, `random-2`), because a number says nothing about
 //! which bot is which.
 
-/// Programs that run a script named by their arguments: the bot's name is the script's.
-const INTERPRETERS: &[&str] = &[
-    "python", "python3", "node", "nodejs", "java", "ruby", "perl", "sh", "bash", "deno", "bun",
-    "pypy3", "env", "php", "lua",
-];
-
-fn is_interpreter(word: &str) -> bool {
-    let base = word.rsplit('/').next().unwrap_or(word);
-    INTERPRETERS.contains(&base) || base.starts_with("python")
-}
+use crate::interpreters::is_interpreter;
 
 /// Sandbox programs whose own command line comes before `--` and the bot's command after it.
 const SANDBOXES: &[&str] = &["bwrap", "firejail", "nsjail", "prlimit", "systemd-run"];
@@ -34,8 +25,8 @@ fn inner_command(argv: &[String]) -> &[String] {
     argv
 }
 
-/// The script a command runs: the first word after an interpreter that is not an option, or else
-/// the program itself. Commands given as code (`-c`, `-e`) have none beyond the program. The
+/// The script a command runs: the first word after an interpreter (the bot's name is the
+/// script's) that is not an option, or else the program itself. Commands given as code (`-c`, `-e`) have none beyond the program. The
 /// index is into the bot's own command (`inner_command`).
 fn script(argv: &[String]) -> Option<(usize, &str)> {
     let argv = inner_command(argv);
@@ -172,7 +163,7 @@ pub fn assign(
 /// `assign` for the bots of a run: their names so far (from `builtin:NAME` or the command) made
 /// distinct, `given[i]` taking precedence for bot i.
 pub fn assign_to(
-    bots: &[crate::league::runner::BotSpec],
+    bots: &[crate::connection::BotSpec],
     given: &[Option<String>],
 ) -> Result<Vec<String>, String> {
     let automatic: Vec<String> = bots.iter().map(|b| b.name.clone()).collect();
@@ -221,6 +212,10 @@ mod tests {
         assert_eq!(command_name(&v("./target/release/best --depth 3")), "best");
         assert_eq!(command_name(&v("node starter/js/bot.js")), "bot");
         assert_eq!(command_name(&v("java -jar x.jar")), "x");
+        // The interpreters are those that `explain` knows a bare one of, one list for both.
+        assert_eq!(command_name(&v("julia bots/mine.jl")), "mine");
+        assert_eq!(command_name(&v("racket mine.rkt")), "mine");
+        assert_eq!(command_name(&v("python3.12 mine.py")), "mine");
         assert_eq!(command_name(&v("sh -c 'exec ./x'")), "sh");
         assert_eq!(
             command_name(&v(

@@ -92,9 +92,10 @@ pub struct MoveRecord {
     pub ms: f64,
 }
 
-/// What went wrong with a bot.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
+/// What went wrong with a bot. Its words (`timeout`, `crash`, `malformed`, `illegal`) are
+/// written once, in `as_str`: records (through serde, which reads and writes the same words),
+/// `--events`, the bot logs, the fault messages and the standings all spell a kind with it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum FaultKind {
     /// No reply line before the deadline.
     Timeout,
@@ -104,6 +105,64 @@ pub enum FaultKind {
     Malformed,
     /// A well-formed move the rules refuse.
     Illegal,
+}
+
+impl FaultKind {
+    /// Every kind, in the order the standings count them (`index` is a kind's place here).
+    pub const ALL: [FaultKind; 4] = [
+        FaultKind::Timeout,
+        FaultKind::Crash,
+        FaultKind::Malformed,
+        FaultKind::Illegal,
+    ];
+
+    /// The words of `ALL`, for the message about a word that is none of them.
+    const WORDS: [&'static str; 4] = [
+        FaultKind::ALL[0].as_str(),
+        FaultKind::ALL[1].as_str(),
+        FaultKind::ALL[2].as_str(),
+        FaultKind::ALL[3].as_str(),
+    ];
+
+    /// The kind as records, `--events` and `protocol/PROTOCOL.md` spell it.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            FaultKind::Timeout => "timeout",
+            FaultKind::Crash => "crash",
+            FaultKind::Malformed => "malformed",
+            FaultKind::Illegal => "illegal",
+        }
+    }
+
+    /// The kind a word spells, if it spells one.
+    pub fn from_word(word: &str) -> Option<FaultKind> {
+        FaultKind::ALL.into_iter().find(|k| k.as_str() == word)
+    }
+
+    /// The kind's place in `ALL`: the column of its count in the standings.
+    pub const fn index(self) -> usize {
+        self as usize
+    }
+}
+
+impl std::fmt::Display for FaultKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl Serialize for FaultKind {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.as_str())
+    }
+}
+
+impl<'de> Deserialize<'de> for FaultKind {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let word = String::deserialize(deserializer)?;
+        FaultKind::from_word(&word)
+            .ok_or_else(|| serde::de::Error::unknown_variant(&word, &FaultKind::WORDS))
+    }
 }
 
 /// A fault: the bot was disqualified at this ply.
@@ -120,4 +179,46 @@ pub struct FaultRecord {
     pub text: Option<String>,
     /// The end of the bot's stderr, truncated.
     pub stderr_tail: String,
+}
+
+/// A UTC time as RFC 3339 with seconds (`2026-11-29T11:30:00Z`), as records and run ids write it.
+pub fn rfc3339(t: std::time::SystemTime) -> String {
+    humantime::format_rfc3339_seconds(t).to_string()
+}
+
+#[cfg(test)]
+mod time_tests {
+    #[test]
+    fn times_are_utc_rfc3339_to_the_second() {
+        let t = std::time::UNIX_EPOCH + std::time::Duration::from_millis(1_795_951_800_999);
+        assert_eq!(super::rfc3339(t), "2026-11-29T11:30:00Z");
+        assert_eq!(
+            super::rfc3339(std::time::UNIX_EPOCH),
+            "1970-01-01T00:00:00Z"
+        );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fault_kinds_are_read_and_written_in_their_words() {
+        for (i, kind) in FaultKind::ALL.into_iter().enumerate() {
+            assert_eq!(kind.index(), i);
+            let json = serde_json::to_string(&kind).unwrap();
+            assert_eq!(json, format!("\"{}\"", kind.as_str()));
+            assert_eq!(kind.to_string(), kind.as_str());
+            assert_eq!(serde_json::from_str::<FaultKind>(&json).unwrap(), kind);
+            assert_eq!(FaultKind::from_word(kind.as_str()), Some(kind));
+        }
+        let e = serde_json::from_str::<FaultKind>("\"Timeout\"").unwrap_err();
+        assert!(
+            e.to_string()
+                .contains("expected one of `timeout`, `crash`, `malformed`, `illegal`"),
+            "{e}"
+        );
+        assert!(serde_json::from_str::<FaultKind>("3").is_err());
+    }
 }

@@ -6,67 +6,14 @@
 //! its turns are skipped from then on, its discs stay on the board, it cannot win and ranks below
 //! every other player. The game goes on among the rest; when one player is left, it wins.
 
-use crate::limits::Limits;
-use crate::process::{describe_status, interrupted, wait_any, BotLog, BotProcess, Received};
-use crate::protocol::{
-    fault_text, parse_reply, PlayerInfo, Reply, TimeControl, ToBot, TurnView, WireFault,
-    MAX_LINE_BYTES,
-};
+use crate::connection::{judge_move, judge_ready, wait_any, Connection, Fault, STDERR_TAIL_CHARS};
+use crate::process::{interrupted, Received};
+use crate::protocol::{PlayerInfo, TimeControl, ToBot, TurnView, WireFault};
 use crate::record::{
-    FaultKind, FaultRecord, GameRecord, MoveRecord, ReadyInfo, ScheduleRef, SeatRecord, FORMAT,
-    VERSION,
+    FaultKind, FaultRecord, GameRecord, MoveRecord, ScheduleRef, SeatRecord, FORMAT, VERSION,
 };
 use crate::rules::{Colour, Outcome, Position, Rules, Seat, Square};
-use std::path::PathBuf;
 use std::time::{Duration, Instant};
-
-/// How much of a faulty bot's stderr goes into its fault record.
-pub const STDERR_TAIL_CHARS: usize = 2000;
-
-/// One bot of a match: how to start it and, while it runs, its process.
-pub struct Player {
-    /// The name the referee uses for it (from its command, or `builtin:NAME`).
-    pub name: String,
-    /// The command as recorded: the user's words, split.
-    pub command: Vec<String>,
-    /// The argument list actually started (built-in bots run this binary).
-    pub argv: Vec<String>,
-    /// Working directory for the bot, if given.
-    pub dir: Option<PathBuf>,
-    /// The bot's log, if the match keeps logs: opened once, shared by all its processes.
-    pub log: Option<BotLog>,
-    /// Variables added to the bot's environment.
-    pub env: Vec<(String, String)>,
-    /// The running process; None before the first start and after a fault.
-    pub process: Option<BotProcess>,
-    /// OS limits and environment it runs under.
-    pub limits: Limits,
-}
-
-impl Player {
-    /// Starts the bot if it is not running (first game, or after a fault killed it).
-    pub fn ensure_started(&mut self) -> std::io::Result<()> {
-        // A bot kept alive that exited between games is started afresh, like one that faulted.
-        if let Some(mut process) = self.process.take() {
-            if process.try_status().is_none() {
-                self.process = Some(process);
-            } else {
-                process.log_note("exited between games: starting it again");
-                process.kill();
-            }
-        }
-        if self.process.is_none() {
-            self.process = Some(BotProcess::spawn_limited(
-                &self.argv,
-                self.dir.as_deref(),
-                &self.env,
-                self.log.clone(),
-                &self.limits,
-            )?);
-        }
-        Ok(())
-    }
-}
 
 /// What the match runner wants to see while a game runs (`--show`, `--events`).
 pub trait Observer {
@@ -117,7 +64,7 @@ pub struct Interrupted;
 /// The game state the referee keeps besides the position.
 struct Game<'a> {
     setup: &'a GameSetup,
-    players: &'a mut [Player],
+    players: &'a mut [Connection],
     /// `order[seat]` is the index in `players` of the bot in that seat.
     order: &'a [usize],
     position: Position,
@@ -133,7 +80,7 @@ struct Game<'a> {
 /// started first; a bot that faults is killed (and restarted by the next game's call).
 pub fn play_game(
     setup: &GameSetup,
-    players: &mut [Player],
+    players: &mut [Connection],
     order: &[usize],
     observer: &mut dyn Observer,
 ) -> Result<GameRecord, Interrupted> {
@@ -155,12 +102,12 @@ pub fn play_game(
     };
     let mut seats: Vec<SeatRecord> = (0..n)
         .map(|seat| {
-            let p = &game.players[order[seat]];
+            let spec = &game.players[order[seat]].spec;
             SeatRecord {
                 seat,
                 colour: Colour::of_seat(seat),
-                name: p.name.clone(),
-                command: p.command.clone(),
+                name: spec.name.clone(),
+                command: spec.command.clone(),
                 ready: None,
             }
         })
@@ -194,15 +141,13 @@ pub fn play_game(
     }
     .to_line();
     for seat in 0..n {
-        if let Some(p) = game.process(seat) {
-            p.send(&end);
-        }
+        game.bot(seat).send(&end);
     }
     Ok(GameRecord {
         format: FORMAT.into(),
         version: VERSION,
         game: setup.game.clone(),
-        started: rfc3339(started_wall),
+        started: crate::record::rfc3339(started_wall),
         duration_ms: started.elapsed().as_millis() as u64,
         rules: setup.rules.clone(),
         seed: setup.seed,
@@ -246,8 +191,8 @@ impl Game<'_> {
         self.moves.len() as u32
     }
 
-    fn process(&mut self, seat: Seat) -> Option<&mut BotProcess> {
-        self.players[self.order[seat]].process.as_mut()
+    fn bot(&mut self, seat: Seat) -> &mut Connection {
+        &mut self.players[self.order[seat]]
     }
 
     /// Starts missing bots, sends every seat its `start` and collects the `ready` answers against
@@ -264,8 +209,8 @@ impl Game<'_> {
             })
             .collect();
         let rows = self.position.rows();
-        // Faults found before the start went out: (kind, detail, offending text).
-        let mut start_faults: Vec<Option<(FaultKind, String, Option<String>)>> = vec![None; n];
+        // Faults found before the start went out.
+        let mut start_faults: Vec<Option<Fault>> = vec![None; n];
         let mut starts: Vec<Vec<u8>> = Vec::with_capacity(n);
         // Whether the seat's bot was kept alive from an earlier game (not started for this one).
         let mut kept = vec![false; n];
@@ -284,22 +229,23 @@ impl Game<'_> {
                 }
                 .to_line(),
             );
-            let i = self.order[seat];
+            let bot = self.bot(seat);
             // A bot kept from the last game must have said nothing since: it was owed nothing.
-            if let Some(unasked) = self.players[i].process.as_mut().and_then(stale_output) {
+            if let Some(unasked) = bot.between_games() {
                 *fault = Some(unasked);
                 continue;
             }
-            kept[seat] = self.players[i].process.is_some();
-            if let Err(e) = self.players[i].ensure_started() {
-                *fault = Some((FaultKind::Crash, format!("could not be started: {e}"), None));
+            kept[seat] = bot.is_running();
+            if let Err(e) = bot.ensure_started() {
+                *fault = Some(Fault::new(
+                    FaultKind::Crash,
+                    format!("could not be started: {e}"),
+                    None,
+                ));
                 continue;
             }
-            if let Some(p) = self.process(seat) {
-                p.log_note(&format!("game {} seat {seat}: start", setup.game));
-                p.begin_game_limits();
-                p.send(&starts[seat]);
-            }
+            bot.begin_game(&format!("game {} seat {seat}: start", setup.game));
+            bot.send(&starts[seat]);
         }
         let sent = Instant::now();
         self.awaiting_since = Some(sent);
@@ -307,7 +253,7 @@ impl Game<'_> {
         let mut waiting: Vec<Seat> = Vec::new();
         for (seat, fault) in start_faults.into_iter().enumerate() {
             match fault {
-                Some((kind, detail, text)) => self.disqualify(seat, kind, detail, text),
+                Some(fault) => self.disqualify(seat, fault),
                 None => waiting.push(seat),
             }
         }
@@ -318,58 +264,44 @@ impl Game<'_> {
             }
             let mut still = Vec::new();
             for seat in waiting {
-                let Some(p) = self.process(seat) else {
+                let bot = self.bot(seat);
+                if !bot.is_running() {
                     continue;
-                };
-                if !p.has_news(MAX_LINE_BYTES) && Instant::now() < deadline {
+                }
+                if !bot.has_news() && Instant::now() < deadline {
                     still.push(seat);
                     continue;
                 }
-                let received = p.recv_line(deadline, MAX_LINE_BYTES);
+                let received = bot.receive(deadline);
                 if received == Received::Eof && kept[seat] && !interrupted() {
                     // A bot kept alive that ended after the last game (a crash between games,
                     // or a bot that exits after `end`) is started afresh, within the same
                     // startup deadline, rather than faulted for a game it never began.
                     kept[seat] = false;
-                    let player = &mut self.players[self.order[seat]];
-                    if let Some(old) = player.process.take() {
-                        old.log_note("ended between games: starting it again");
-                        old.kill();
-                    }
-                    match player.ensure_started() {
+                    bot.stop("ended between games: starting it again");
+                    match bot.ensure_started() {
                         Ok(()) => {
-                            if let Some(p) = player.process.as_mut() {
-                                p.log_note(&format!("game {} seat {seat}: start", setup.game));
-                                p.begin_game_limits();
-                                p.send(&starts[seat]);
-                            }
+                            bot.begin_game(&format!("game {} seat {seat}: start", setup.game));
+                            bot.send(&starts[seat]);
                             still.push(seat);
                         }
                         Err(e) => self.disqualify(
                             seat,
-                            FaultKind::Crash,
-                            format!("could not be started: {e}"),
-                            None,
+                            Fault::new(
+                                FaultKind::Crash,
+                                format!("could not be started: {e}"),
+                                None,
+                            ),
                         ),
                     }
                     continue;
                 }
-                match received {
-                    Received::Line(line, at) if at <= deadline => match parse_reply(&line) {
-                        Ok(Reply::Ready { name, version }) => {
-                            seats[seat].ready = Some(ReadyInfo { name, version });
-                        }
-                        Ok(Reply::Move { .. } | Reply::UnknownSquare { .. }) => self.disqualify(
-                            seat,
-                            FaultKind::Malformed,
-                            "expected a ready message, got a move".into(),
-                            Some(fault_text(&line)),
-                        ),
-                        Err(e) => {
-                            self.disqualify(seat, FaultKind::Malformed, e, Some(fault_text(&line)))
-                        }
-                    },
-                    other => self.receive_fault(seat, other, setup.time.startup_ms, "ready"),
+                let answer = bot
+                    .judge_received(received, deadline, setup.time.startup_ms, "ready")
+                    .and_then(|(line, _)| judge_ready(&line));
+                match answer {
+                    Ok(ready) => seats[seat].ready = Some(ready),
+                    Err(fault) => self.disqualify(seat, fault),
                 }
             }
             waiting = still;
@@ -398,14 +330,14 @@ impl Game<'_> {
             .into_iter()
             .map(|seat| self.order[seat])
             .collect();
-        let mut procs: Vec<&mut BotProcess> = self
+        let mut bots: Vec<&mut Connection> = self
             .players
             .iter_mut()
             .enumerate()
             .filter(|(i, _)| indices.contains(i))
-            .filter_map(|(_, p)| p.process.as_mut())
+            .map(|(_, p)| p)
             .collect();
-        wait_any(&mut procs, wait);
+        wait_any(&mut bots, wait);
     }
 
     /// Disqualifies every bot in the game, other than those in `due`, that has written a line,
@@ -418,39 +350,13 @@ impl Game<'_> {
             if due.contains(&seat) {
                 continue;
             }
-            let Some(p) = self.process(seat) else {
+            let Some(fault) = self.bot(seat).unasked() else {
                 continue;
             };
-            if !p.has_news(MAX_LINE_BYTES) {
-                continue;
-            }
             any = true;
-            let received = p.recv_line(Instant::now(), MAX_LINE_BYTES);
             // The fault is not an answer to anything: no time since a message of its own.
             let awaiting = self.awaiting_since.take();
-            match received {
-                Received::Line(line, _) => self.disqualify(
-                    seat,
-                    FaultKind::Malformed,
-                    "sent a line when no reply was due".into(),
-                    Some(fault_text(&line)),
-                ),
-                Received::TooLong(prefix) => self.disqualify(
-                    seat,
-                    FaultKind::Malformed,
-                    format!("sent a line longer than {MAX_LINE_BYTES} bytes when no reply was due"),
-                    Some(fault_text(&prefix)),
-                ),
-                Received::Eof | Received::Timeout => {
-                    let detail = self.describe_end(seat);
-                    self.disqualify(
-                        seat,
-                        FaultKind::Crash,
-                        format!("{detail} when no reply was due"),
-                        None,
-                    );
-                }
-            }
+            self.disqualify(seat, fault);
             self.awaiting_since = awaiting;
         }
         if any {
@@ -484,12 +390,9 @@ impl Game<'_> {
             if interrupted() {
                 return Err(Interrupted);
             }
-            let news = due.iter().any(|&seat| {
-                self.players[self.order[seat]]
-                    .process
-                    .as_ref()
-                    .map_or(true, |p| p.has_news(MAX_LINE_BYTES))
-            });
+            let news = due
+                .iter()
+                .any(|&seat| self.players[self.order[seat]].has_news());
             if news || (until_alone && self.in_game() <= 1) {
                 return Ok(paused);
             }
@@ -500,36 +403,11 @@ impl Game<'_> {
             self.poll_bots(deadline + paused - now);
             // The due bots first: a line that has arrived is an answer, and is taken before the
             // referee spends any time on others.
-            let answered = due.iter().any(|&seat| {
-                self.players[self.order[seat]]
-                    .process
-                    .as_ref()
-                    .is_some_and(|p| p.has_news(MAX_LINE_BYTES))
-            });
+            let answered = due
+                .iter()
+                .any(|&seat| self.players[self.order[seat]].has_output());
             if !answered {
                 paused += self.fault_unrequested(due);
-            }
-        }
-    }
-
-    /// The game ended (every other player was disqualified) while `seat` was thinking: its
-    /// answer is no longer wanted, but is still on its way. It is awaited until `deadline` and
-    /// dropped, so that it is not taken for the answer to the next game's `start`; a bot that
-    /// does not answer by then is stopped, to be started afresh for the next game.
-    fn drop_late_answer(&mut self, seat: Seat, deadline: Instant) {
-        let player = &mut self.players[self.order[seat]];
-        let Some(p) = player.process.as_mut() else {
-            return;
-        };
-        match p.recv_line(deadline, MAX_LINE_BYTES) {
-            Received::Line(..) => {
-                p.log_note("answered after the game had ended: the answer is ignored");
-            }
-            _ => {
-                if let Some(p) = player.process.take() {
-                    p.log_note("no answer after the game had ended: stopping it");
-                    p.kill();
-                }
             }
         }
     }
@@ -592,65 +470,52 @@ impl Game<'_> {
             let sent = Instant::now();
             self.awaiting_since = Some(sent);
             let mut deadline = sent + Duration::from_millis(time_ms);
-            let Some(p) = self.process(seat) else {
+            if !self.bot(seat).is_running() {
                 // Not running but not out: cannot happen (a fault takes both). Disqualify.
-                self.disqualify(seat, FaultKind::Crash, "not running".into(), None);
+                self.disqualify(seat, Fault::new(FaultKind::Crash, "not running", None));
                 continue;
-            };
-            p.send(&turn);
+            }
+            self.bot(seat).send(&turn);
             let paused = self.wait_due(&[seat], deadline, true)?;
             deadline += paused;
             if self.in_game() <= 1 {
-                self.drop_late_answer(seat, deadline);
+                self.bot(seat).drop_late_answer(deadline);
                 break;
             }
-            let Some(p) = self.process(seat) else {
+            if !self.bot(seat).is_running() {
                 continue;
-            };
-            let received = p.recv_line(deadline, MAX_LINE_BYTES);
+            }
+            let received = self.bot(seat).receive(deadline);
             if interrupted() {
                 return Err(Interrupted);
             }
-            let (line, at) = match received {
-                Received::Line(line, at) if at <= deadline => (line, at),
-                other => {
-                    self.receive_fault(seat, other, time_ms, "move");
+            let bot = self.bot(seat);
+            let answer = bot
+                .judge_received(received, deadline, time_ms, "move")
+                .and_then(|(line, at)| {
+                    // A bot that catches SIGXCPU may answer past its CPU allowance: the answer
+                    // is void.
+                    match bot.cpu_limit_reached(&line) {
+                        Some(fault) => Err(fault),
+                        None => Ok((line, at)),
+                    }
+                });
+            let (line, at) = match answer {
+                Ok(answer) => answer,
+                Err(fault) => {
+                    self.disqualify(seat, fault);
                     continue;
                 }
             };
-            // A bot that catches SIGXCPU may answer past its CPU allowance: the answer is void.
-            if self.process(seat).is_some_and(|p| p.cpu_limit_reached()) {
-                let detail = "answered after its CPU time was up (it caught SIGXCPU)".into();
-                self.disqualify(seat, FaultKind::Crash, detail, Some(fault_text(&line)));
-                continue;
-            }
             let ms = at
                 .saturating_duration_since(sent)
                 .saturating_sub(paused)
                 .as_secs_f64()
                 * 1000.0;
-            let square = match parse_reply(&line) {
-                Ok(Reply::Move { square }) => square,
-                Ok(Reply::UnknownSquare { square }) => {
-                    self.disqualify(
-                        seat,
-                        FaultKind::Illegal,
-                        crate::protocol::unknown_square(&square),
-                        Some(fault_text(&line)),
-                    );
-                    continue;
-                }
-                Ok(Reply::Ready { .. }) => {
-                    self.disqualify(
-                        seat,
-                        FaultKind::Malformed,
-                        "expected a move message, got ready".into(),
-                        Some(fault_text(&line)),
-                    );
-                    continue;
-                }
-                Err(e) => {
-                    self.disqualify(seat, FaultKind::Malformed, e, Some(fault_text(&line)));
+            let square = match judge_move(&line) {
+                Ok(square) => square,
+                Err(fault) => {
+                    self.disqualify(seat, fault);
                     continue;
                 }
             };
@@ -673,11 +538,10 @@ impl Game<'_> {
                     seen[seat] = self.moves.len();
                 }
                 Err(illegal) => {
+                    let text = Some(crate::protocol::fault_text(&line));
                     self.disqualify(
                         seat,
-                        FaultKind::Illegal,
-                        illegal.to_string(),
-                        Some(fault_text(&line)),
+                        Fault::new(FaultKind::Illegal, illegal.to_string(), text),
                     );
                 }
             }
@@ -685,72 +549,12 @@ impl Game<'_> {
         Ok(())
     }
 
-    /// How a bot's output ended, for a crash fault: its exit status if it exited, in a moment.
-    fn describe_end(&mut self, seat: Seat) -> String {
-        let status = self
-            .process(seat)
-            .and_then(|p| p.wait_exit(Duration::from_millis(200)));
-        match status {
-            Some(_) => format!("exited ({})", describe_status(status)),
-            None => "closed its output".into(),
-        }
-    }
-
-    /// Turns what waiting produced, when it was not a timely line, into the matching fault.
-    fn receive_fault(&mut self, seat: Seat, received: Received, limit_ms: u64, what: &str) {
-        match received {
-            Received::Line(line, _) => self.disqualify(
-                seat,
-                FaultKind::Timeout,
-                format!("the {what} arrived after the {limit_ms} ms limit"),
-                Some(fault_text(&line)),
-            ),
-            Received::Timeout => {
-                // A bot that died while a helper of its own still holds its stdout open shows no
-                // end of output: its silence is a crash, and the record says so.
-                match self.process(seat).and_then(|p| p.try_status()) {
-                    Some(status) => self.disqualify(
-                        seat,
-                        FaultKind::Crash,
-                        format!(
-                            "exited ({}) while another process kept its output open",
-                            describe_status(Some(status))
-                        ),
-                        None,
-                    ),
-                    None => self.disqualify(
-                        seat,
-                        FaultKind::Timeout,
-                        format!("no {what} within {limit_ms} ms"),
-                        None,
-                    ),
-                }
-            }
-            Received::TooLong(prefix) => self.disqualify(
-                seat,
-                FaultKind::Malformed,
-                format!("a line longer than {MAX_LINE_BYTES} bytes"),
-                Some(fault_text(&prefix)),
-            ),
-            Received::Eof => {
-                let detail = self.describe_end(seat);
-                self.disqualify(seat, FaultKind::Crash, detail, None);
-            }
-        }
-    }
-
     /// The sanction: kill the bot's group, take its seat out of the turn order, record why.
     ///
     /// Not once a termination signal has arrived: its handler has just killed every bot, so a
     /// bot found dead now died of the referee's own hand, and the game is abandoned (not
     /// recorded) at the next check of the flag, which every loop of the game makes.
-    fn disqualify(
-        &mut self,
-        seat: Seat,
-        kind: FaultKind,
-        mut detail: String,
-        text: Option<String>,
-    ) {
+    fn disqualify(&mut self, seat: Seat, fault: Fault) {
         if interrupted() {
             return;
         }
@@ -758,112 +562,26 @@ impl Game<'_> {
             .awaiting_since
             .map(|sent| sent.elapsed().as_secs_f64() * 1000.0);
         let ply = self.position.ply();
-        let process = self.players[self.order[seat]].process.take();
-        let stderr_tail = match process {
-            Some(mut p) => {
-                // How it ended before the referee's kill, for the limit it may have run into.
-                let status = p.try_status();
-                p.log_note(&format!(
-                    "game {} seat {seat}: disqualified at ply {ply}: {}: {detail}",
-                    self.setup.game,
-                    crate::explain::kind_name(kind)
-                ));
-                // Kill the group first: its stderr then ends at once and the tail is complete.
-                p.signal_kill();
-                p.settle_stderr(Duration::from_millis(200));
-                let tail = p.stderr_tail(STDERR_TAIL_CHARS);
-                if matches!(kind, FaultKind::Crash | FaultKind::Timeout) {
-                    detail = p.explain_limit(detail, status, &tail);
-                }
-                p.kill();
-                tail
-            }
-            None => String::new(),
-        };
+        let note = format!(
+            "game {} seat {seat}: disqualified at ply {ply}: {}: {}",
+            self.setup.game,
+            crate::explain::kind_name(fault.kind),
+            fault.detail
+        );
+        let (detail, stderr_tail) =
+            self.bot(seat)
+                .disqualify(fault.kind, fault.detail, &note, STDERR_TAIL_CHARS);
         self.out[seat] = true;
         self.position.remove_seat(seat);
         let fault = FaultRecord {
             seat,
-            kind,
+            kind: fault.kind,
             ply,
             detail,
-            text,
+            text: fault.text,
             stderr_tail,
         };
         self.observer.faulted(&self.setup.game, &fault, noticed_ms);
         self.faults.push(fault);
-    }
-}
-
-/// What a bot kept alive from the last game has written since, when it owed nothing: a
-/// `malformed` fault for the game about to start. The end of its output is not a fault: the bot
-/// is started afresh for the new game.
-fn stale_output(p: &mut BotProcess) -> Option<(FaultKind, String, Option<String>)> {
-    p.poll_now();
-    if !p.has_news(MAX_LINE_BYTES) || p.output_ended() {
-        return None;
-    }
-    let (detail, text) = match p.recv_line(Instant::now(), MAX_LINE_BYTES) {
-        Received::Line(line, _) => ("sent a line between games", fault_text(&line)),
-        Received::TooLong(prefix) => ("sent an over-long line between games", fault_text(&prefix)),
-        Received::Eof | Received::Timeout => return None,
-    };
-    Some((
-        FaultKind::Malformed,
-        format!("{detail}, when no reply was due"),
-        Some(text),
-    ))
-}
-
-/// A UTC time as RFC 3339 with seconds (`2026-11-29T11:30:00Z`), without a date library.
-pub fn rfc3339(t: std::time::SystemTime) -> String {
-    let secs = t
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_secs());
-    let (y, m, d) = civil_from_days((secs / 86400) as i64);
-    let s = secs % 86400;
-    format!(
-        "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}Z",
-        s / 3600,
-        s / 60 % 60,
-        s % 60
-    )
-}
-
-/// Year, month, day from days since 1970-01-01 (H. Hinnant's well-known algorithm).
-pub fn civil_from_days(z: i64) -> (i64, u32, u32) {
-    let z = z + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36524 - doe / 146_096) / 365;
-    let y = yoe + era * 400;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = (doy - (153 * mp + 2) / 5 + 1) as u32;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
-    (if m <= 2 { y + 1 } else { y }, m, d)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn ranking_puts_the_disqualified_last() {
-        assert_eq!(
-            crate::rules::ranking(&[10, 20, 20, 5], false, &[true; 4]),
-            vec![vec![1, 2], vec![0], vec![3]]
-        );
-        assert_eq!(
-            crate::rules::ranking(&[10, 20, 20, 5], true, &[true, false, true, true]),
-            vec![vec![3], vec![0], vec![2], vec![1]]
-        );
-    }
-
-    #[test]
-    fn dates() {
-        assert_eq!(civil_from_days(0), (1970, 1, 1));
-        let t = std::time::UNIX_EPOCH + Duration::from_secs(1_795_951_800);
-        assert_eq!(rfc3339(t), "2026-11-29T11:30:00Z");
     }
 }

@@ -30,6 +30,18 @@ pub fn visible(text: &str) -> Cow<'_, str> {
     Cow::Owned(out)
 }
 
+/// `text` followed by spaces up to `width` characters: a column as wide as its widest entry.
+/// Columns sized by what a record holds (a bot's name, a move's flips) are padded with this rather
+/// than with the formatter's `{:<width$}`, which panics on a width above 65,535, and nothing
+/// bounds a name in a record.
+pub fn pad_end(text: &str, width: usize) -> String {
+    let len = text.chars().count();
+    let mut out = String::with_capacity(text.len() + width.saturating_sub(len));
+    out.push_str(text);
+    out.extend(std::iter::repeat(' ').take(width.saturating_sub(len)));
+    out
+}
+
 /// Control characters, and the Unicode controls that reorder or hide text on a terminal.
 fn needs_escape(c: char) -> bool {
     c.is_control()
@@ -39,7 +51,14 @@ fn needs_escape(c: char) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use super::visible;
+    use super::{pad_end, visible};
+
+    #[test]
+    fn padding_counts_characters_and_takes_any_width() {
+        assert_eq!(pad_end("é1", 4), "é1  ");
+        assert_eq!(pad_end("long", 2), "long");
+        assert_eq!(pad_end("", 70_000).len(), 70_000);
+    }
 
     #[test]
     fn plain_text_is_borrowed_unchanged() {

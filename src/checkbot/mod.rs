@@ -14,20 +14,18 @@
 mod positions;
 mod report;
 
+use crate::connection::{judge_move, judge_ready, BotSpec, Connection, Fault};
 use crate::exit::{self, fail};
 use crate::explain::{hint, kind_name};
-use crate::limits::Limits;
 use crate::process::{
-    become_subreaper, describe_status, install_signal_handlers, interrupted, split_command,
-    BotProcess, Guard, Received,
+    become_subreaper, describe_status, install_signal_handlers, interrupted, Guard, Received,
 };
-use crate::protocol::{
-    fault_text, parse_reply, PlayerInfo, Reply, TimeControl, ToBot, TurnView, MAX_LINE_BYTES,
-};
+use crate::protocol::{fault_text, PlayerInfo, TimeControl, ToBot, TurnView};
 use crate::record::{FaultKind, FaultRecord, GameRecord};
-use crate::referee::{play_game, GameSetup, Observer, Player};
+use crate::referee::{play_game, GameSetup, Interrupted, Observer};
 use crate::rng::Rng;
 use crate::rules::{BoardKind, Colour, MoveKind, Outcome, Position, Rules, Seat, Setup, Square};
+use crate::run::lineup;
 use anyhow::Result;
 use clap::Args;
 use positions::{is_placing, Scenario};
@@ -79,21 +77,13 @@ const LATE_WAIT_CAP: Duration = Duration::from_millis(2000);
 /// How much of the bot's stderr a failed check shows.
 const STDERR_SHOWN: usize = 800;
 
-/// The run was interrupted by a signal.
-struct Interrupted;
-
-/// What came back for one message.
+/// What came back for one message, judged by the connection exactly as in a match.
 enum Heard {
     /// A line within the limit, and how long it took.
     Answer(Vec<u8>, f64),
-    /// A line after the limit (the referee would have faulted the bot already).
-    Late(Vec<u8>, f64),
-    /// Nothing, even well past the limit.
-    Silent,
-    /// A line longer than the protocol's cap: its beginning.
-    TooLong(Vec<u8>),
-    /// The bot's output ended: how its process ended.
-    Ended(String),
+    /// The fault a match would record. For a timeout, `late` is the answer that came after the
+    /// limit while the checker listened on (and how long it took): a slow bot, not a silent one.
+    Fault { fault: Fault, late: Option<f64> },
 }
 
 /// A failed exchange: the fault the referee would record (its kind, and its detail in the
@@ -115,55 +105,38 @@ fn ms(d: Duration) -> f64 {
     d.as_secs_f64() * 1000.0
 }
 
-/// Sends one message and waits for the answer against `limit_ms` from the moment it was written.
-fn ask(process: &mut BotProcess, message: &[u8], limit_ms: u64) -> Heard {
-    process.send(message);
+/// Sends one message and waits for the answer against `limit_ms` from the moment it was written,
+/// as the referee does. Whatever the bot wrote before the message went out was owed to nobody:
+/// a match disqualifies it for that before sending anything more, and so does the check.
+fn ask(bot: &mut Connection, message: &[u8], limit_ms: u64, what: &str) -> Heard {
+    if let Some(fault) = bot.unasked() {
+        return Heard::Fault { fault, late: None };
+    }
+    bot.send(message);
     let sent = Instant::now();
     let limit = Duration::from_millis(limit_ms);
     let deadline = sent + limit;
-    let received = match process.recv_line(deadline, MAX_LINE_BYTES) {
-        Received::Timeout => process.recv_line(deadline + limit.min(LATE_WAIT_CAP), MAX_LINE_BYTES),
-        other => other,
-    };
-    match received {
-        Received::Line(line, at) if at <= deadline => Heard::Answer(line, ms(at - sent)),
-        Received::Line(line, at) => Heard::Late(line, ms(at - sent)),
-        Received::Timeout => Heard::Silent,
-        Received::TooLong(prefix) => Heard::TooLong(prefix),
-        Received::Eof => {
-            let status = process.wait_exit(Duration::from_millis(200));
-            let detail = match status {
-                Some(_) => format!("exited ({})", describe_status(status)),
-                None => "closed its output".into(),
+    match bot.answer(deadline, limit_ms, what) {
+        Ok((line, at)) => Heard::Answer(line, ms(at - sent)),
+        Err(fault) if fault.kind == FaultKind::Timeout => {
+            // Where the referee stops waiting, listen a little longer, only to tell a slow bot
+            // from a silent one.
+            let late = match &fault.text {
+                Some(_) => Some(ms(Instant::now() - sent)),
+                None => bot
+                    .late_line(deadline + limit.min(LATE_WAIT_CAP))
+                    .map(|(_, at)| ms(at - sent)),
             };
-            // A limit it ran into (`--limit-*`) is named first, as in a match's fault record.
-            process.settle_stderr(Duration::from_millis(200));
-            let tail = process.stderr_tail(STDERR_SHOWN);
-            Heard::Ended(process.explain_limit(detail, status, &tail))
+            Heard::Fault { fault, late }
         }
+        Err(fault) => Heard::Fault { fault, late: None },
     }
 }
 
-/// The command to start: `builtin:NAME` runs this program's built-in bot; a single argument
-/// with blanks is split like a BOT of `match`; anything else is the argument list as given.
-fn resolve_command(words: &[String], exe: &std::path::Path, seed: u64) -> Result<Vec<String>> {
-    if let [word] = words {
-        if let Some(name) = word.strip_prefix("builtin:") {
-            if !crate::bots::NAMES.contains(&name) {
-                return Err(fail(
-                    exit::USAGE,
-                    format!(
-                        "no built-in bot named '{name}' (choose from {})",
-                        crate::bots::NAMES.join(", ")
-                    ),
-                ));
-            }
-            return Ok(builtin_argv(exe, name, seed));
-        }
-        if word.contains([' ', '\t', '\'', '"']) {
-            return split_command(word).map_err(|e| fail(exit::USAGE, e));
-        }
-    }
+/// The bot to check, resolved as `match` resolves a BOT (`crate::run::lineup`): `builtin:NAME`
+/// runs this program's built-in bot (with `seed`), a single argument is split like a BOT of
+/// `match`, and several arguments are the argument list as given.
+fn resolve_command(words: &[String], exe: &std::path::Path, seed: u64) -> Result<BotSpec> {
     // `check-bot "python3 bot.py" --move-ms 300`: everything after the bot belongs to the bot,
     // so check-bot's own options there would be passed to it. Say where they go instead.
     if let [first, rest @ ..] = words {
@@ -185,7 +158,12 @@ fn resolve_command(words: &[String], exe: &std::path::Path, seed: u64) -> Result
             }
         }
     }
-    Ok(words.to_vec())
+    let mut bot =
+        lineup::from_words(words, Some("bot"), exe, None).map_err(|e| fail(exit::USAGE, e))?;
+    if bot.builtin {
+        bot.argv.extend(["--seed".into(), seed.to_string()]);
+    }
+    Ok(bot)
 }
 
 /// check-bot's own options, recognised when given after a one-argument bot by mistake.
@@ -197,16 +175,6 @@ const OWN_OPTIONS: &[&str] = &[
     "--cwd",
     "--json",
 ];
-
-fn builtin_argv(exe: &std::path::Path, name: &str, seed: u64) -> Vec<String> {
-    vec![
-        exe.to_string_lossy().into_owned(),
-        "bot".into(),
-        name.into(),
-        "--seed".into(),
-        seed.to_string(),
-    ]
-}
 
 /// A whole game of the checklist: the bot's seat and the game's options.
 struct WholeGame {
@@ -248,7 +216,7 @@ struct Checker {
     grace: Duration,
     seed: u64,
     /// `players[0]` is the bot under check; the rest are built-in opponents for whole games.
-    players: Vec<Player>,
+    players: Vec<Connection>,
     games: u32,
     /// Every `ready` in time: how long it took.
     ready_ms: Vec<f64>,
@@ -274,13 +242,13 @@ struct Checker {
 }
 
 impl Checker {
-    fn bot(&mut self) -> &mut Player {
+    fn bot(&mut self) -> &mut Connection {
         &mut self.players[0]
     }
 
     /// Notes the bot's current process, to count how many played.
     fn note_process(&mut self) {
-        if let Some(pid) = self.players[0].process.as_ref().map(BotProcess::pid) {
+        if let Some(pid) = self.players[0].pid() {
             if self.pids.last() != Some(&pid) {
                 self.pids.push(pid);
             }
@@ -296,21 +264,18 @@ impl Checker {
     /// killed (it is started afresh for the next exchange), as the referee does. `what` says
     /// which exchange it was.
     fn failed(&mut self, id: &str, title: &str, what: &str, trouble: Trouble) -> Check {
-        let stderr = match self.bot().process.take() {
-            Some(process) => {
-                process.signal_kill();
-                process.settle_stderr(Duration::from_millis(200));
-                let tail = process.stderr_tail(STDERR_SHOWN);
-                process.kill();
-                tail
-            }
-            None => String::new(),
-        };
+        // The referee's sanction: the group killed, the stderr collected, a limit named.
+        let (detail, stderr) = self.bot().disqualify(
+            trouble.kind,
+            trouble.detail,
+            "check-bot: the check failed",
+            STDERR_SHOWN,
+        );
         let fault = FaultRecord {
             seat: 0,
             kind: trouble.kind,
             ply: u32::from(!trouble.at_start),
-            detail: trouble.detail,
+            detail,
             text: trouble.got,
             stderr_tail: stderr,
         };
@@ -331,18 +296,28 @@ impl Checker {
     /// referee does.
     fn start_game(&mut self, game: &str, start: &[u8]) -> Result<Result<(), Trouble>, Interrupted> {
         let sent = vec![line_text(start)];
-        let mut kept = self.bot().process.is_some();
+        let trouble = |fault: Fault| Trouble {
+            kind: fault.kind,
+            detail: fault.detail,
+            at_start: true,
+            sent: sent.clone(),
+            got: fault.text,
+        };
+        // A bot kept from an earlier game must have said nothing since, as in a match.
+        if let Some(fault) = self.bot().between_games() {
+            self.stray.push(format!(
+                "before game {game}: {}",
+                fault.text.as_deref().unwrap_or("")
+            ));
+            return Ok(Err(self.bad_start(game, trouble(fault))));
+        }
+        let mut kept = self.bot().is_running();
         let mut left_before = false;
         for _attempt in 0..2 {
-            let bot = self.bot();
-            if let Some(process) = bot.process.as_mut() {
-                if process.try_status().is_some() {
-                    kept = false;
-                    if let Some(old) = bot.process.take() {
-                        old.kill();
-                    }
-                    self.left.push(format!("before game {game}"));
-                }
+            if self.bot().has_exited() {
+                kept = false;
+                self.bot().stop("exited between games: starting it again");
+                self.left.push(format!("before game {game}"));
             }
             if let Err(e) = self.bot().ensure_started() {
                 return Ok(Err(Trouble {
@@ -354,116 +329,90 @@ impl Checker {
                 }));
             }
             let limit = self.time.startup_ms;
-            let Some(process) = self.bot().process.as_mut() else {
-                unreachable!("ensure_started leaves a process");
-            };
             // A per-game CPU limit starts afresh with each game, as in a match.
-            process.begin_game_limits();
-            let heard = ask(process, start, limit);
+            self.bot()
+                .begin_game(&format!("check-bot: game {game}: start"));
+            let heard = ask(self.bot(), start, limit, "ready");
             self.note_process();
             if interrupted() {
                 return Err(Interrupted);
             }
-            let trouble = |kind, detail: String, got: Option<String>| Trouble {
-                kind,
-                detail,
-                at_start: true,
-                sent: sent.clone(),
-                got,
-            };
             let result = match heard {
-                Heard::Ended(_) if kept => {
+                Heard::Fault { fault, .. } if kept && fault.kind == FaultKind::Crash => {
                     // Its output ended: it may have left after the last `end` (then a fresh
                     // process answers, as in a match), or it crashed on this `start` (then the
                     // fresh one crashes too, and that is the failure).
                     left_before = true;
-                    if let Some(old) = self.bot().process.take() {
-                        old.kill();
-                    }
+                    self.bot().stop("ended between games: starting it again");
                     kept = false;
                     continue;
                 }
-                Heard::Answer(line, ms) => match parse_reply(&line) {
-                    Ok(Reply::Ready { .. }) => {
+                Heard::Answer(line, ms) => match judge_ready(&line) {
+                    Ok(_) => {
                         self.ready_ms.push(ms);
                         Ok(())
                     }
-                    Ok(Reply::Move { .. } | Reply::UnknownSquare { .. }) => {
-                        self.stray
-                            .push(format!("game {game}: a move instead of ready"));
-                        Err(trouble(
-                            FaultKind::Malformed,
-                            "expected a ready message, got a move".into(),
-                            Some(line_text(&line)),
-                        ))
-                    }
-                    Err(e) => {
+                    Err(fault) => {
                         self.stray.push(format!(
                             "game {game}, instead of ready: {}",
                             fault_text(&line)
                         ));
-                        Err(trouble(FaultKind::Malformed, e, Some(line_text(&line))))
+                        Err(trouble(fault))
                     }
                 },
-                Heard::Late(line, ms) => Err(trouble(
-                    FaultKind::Timeout,
-                    format!("the ready arrived after {ms:.0} ms, the limit is {limit} ms"),
-                    Some(line_text(&line)),
-                )),
-                Heard::Silent => {
-                    self.silent_starts += 1;
-                    Err(trouble(
-                        FaultKind::Timeout,
-                        format!("no ready within {limit} ms"),
-                        None,
-                    ))
+                Heard::Fault { fault, late } => {
+                    match (fault.kind, late) {
+                        (FaultKind::Timeout, None) => self.silent_starts += 1,
+                        (FaultKind::Malformed, _) => self.stray.push(format!(
+                            "game {game}, instead of ready: {}",
+                            fault.text.as_deref().unwrap_or("")
+                        )),
+                        _ => {}
+                    }
+                    let mut t = trouble(fault);
+                    if let Some(took) = late {
+                        t.detail += &format!(" (the ready came after {took:.0} ms)");
+                    }
+                    Err(t)
                 }
-                Heard::TooLong(prefix) => {
-                    self.stray
-                        .push(format!("game {game}: a line over {MAX_LINE_BYTES} bytes"));
-                    Err(trouble(
-                        FaultKind::Malformed,
-                        format!("a line longer than {MAX_LINE_BYTES} bytes"),
-                        Some(fault_text(&prefix)),
-                    ))
-                }
-                Heard::Ended(how) => Err(trouble(FaultKind::Crash, how, None)),
             };
             if left_before && result.is_ok() {
                 self.left.push(format!("before game {game}"));
             }
-            if let Err(t) = &result {
-                self.bad_starts
-                    .push(format!("game {game}: {}: {}", kind_name(t.kind), t.detail));
-                if self.first_bad_start_hint.is_none() {
-                    self.first_bad_start_hint = hint(&FaultRecord {
-                        seat: 0,
-                        kind: t.kind,
-                        ply: 0,
-                        detail: t.detail.clone(),
-                        text: t.got.clone(),
-                        stderr_tail: String::new(),
-                    });
-                }
-            }
-            return Ok(result);
+            return Ok(result.map_err(|t| self.bad_start(game, t)));
         }
         unreachable!("the second attempt starts a fresh process, whose end is not `kept`")
+    }
+
+    /// Notes a failed start, and the advice for the first.
+    fn bad_start(&mut self, game: &str, t: Trouble) -> Trouble {
+        self.bad_starts
+            .push(format!("game {game}: {}: {}", kind_name(t.kind), t.detail));
+        if self.first_bad_start_hint.is_none() {
+            self.first_bad_start_hint = hint(&FaultRecord {
+                seat: 0,
+                kind: t.kind,
+                ply: 0,
+                detail: t.detail.clone(),
+                text: t.got.clone(),
+                stderr_tail: String::new(),
+            });
+        }
+        t
     }
 
     /// Listens briefly after an `end`: a line now is output nobody asked for, the end of output
     /// means the bot left.
     fn after_end(&mut self, game: &str) {
-        let Some(process) = self.bot().process.as_mut() else {
+        if !self.bot().is_running() {
             return;
-        };
-        let text = match process.recv_line(Instant::now() + AFTER_END, MAX_LINE_BYTES) {
+        }
+        let text = match self.bot().receive(Instant::now() + AFTER_END) {
             Received::Timeout => return,
             Received::Eof => {
                 self.left.push(format!("after game {game}"));
-                if let Some(old) = self.bot().process.take() {
-                    old.kill();
-                }
+                self.bot()
+                    .stop("check-bot: its output ended after the end of a game");
                 return;
             }
             Received::Line(line, _) => fault_text(&line),
@@ -551,88 +500,72 @@ impl Checker {
             if legal.len() == 1 { "" } else { "s" }
         );
         let limit = self.time.move_ms;
-        let Some(process) = self.bot().process.as_mut() else {
-            unreachable!("start_game leaves a process");
-        };
-        let heard = ask(process, &turn, limit);
+        let heard = ask(self.bot(), &turn, limit, "move");
         if interrupted() {
             return Err(Interrupted);
         }
         let sent = vec![line_text(&start), line_text(&turn)];
-        let trouble = |kind, detail: String, got: Option<&[u8]>| Trouble {
-            kind,
-            detail,
+        let trouble = |fault: Fault| Trouble {
+            kind: fault.kind,
+            detail: fault.detail,
             at_start: false,
             sent: sent.clone(),
-            got: got.map(line_text),
+            got: fault.text,
         };
         let what = format!("{asked}: ");
         let (line, took) = match heard {
             Heard::Answer(line, took) => (line, took),
-            Heard::Late(line, took) => {
-                self.answer_ms.push(took);
-                self.late.push(format!("game {game}: {took:.0} ms"));
-                let t = trouble(
-                    FaultKind::Timeout,
-                    format!("the move arrived after {took:.0} ms, the limit is {limit} ms"),
-                    Some(&line),
-                );
-                return Ok(self.failed(id, title, &what, t));
-            }
-            Heard::Silent => {
-                self.late.push(format!("game {game}: no move"));
-                let t = trouble(
-                    FaultKind::Timeout,
-                    format!("no move within {limit} ms"),
-                    None,
-                );
-                return Ok(self.failed(id, title, &what, t));
-            }
-            Heard::TooLong(prefix) => {
-                self.stray
-                    .push(format!("game {game}: a line over {MAX_LINE_BYTES} bytes"));
-                let t = trouble(
-                    FaultKind::Malformed,
-                    format!("a line longer than {MAX_LINE_BYTES} bytes"),
-                    Some(&prefix),
-                );
-                return Ok(self.failed(id, title, &what, t));
-            }
-            Heard::Ended(how) => {
-                let t = trouble(FaultKind::Crash, how, None);
+            Heard::Fault { fault, late } => {
+                match (fault.kind, late) {
+                    (FaultKind::Timeout, Some(took)) => {
+                        self.answer_ms.push(took);
+                        self.late.push(format!("game {game}: {took:.0} ms"));
+                    }
+                    (FaultKind::Timeout, None) => self.late.push(format!("game {game}: no move")),
+                    (FaultKind::Malformed, _) => self.stray.push(format!(
+                        "game {game}, instead of a move: {}",
+                        fault.text.as_deref().unwrap_or("")
+                    )),
+                    _ => {}
+                }
+                let mut t = trouble(fault);
+                if let Some(took) = late {
+                    t.detail += &format!(" (the move came after {took:.0} ms)");
+                }
                 return Ok(self.failed(id, title, &what, t));
             }
         };
         self.answer_ms.push(took);
-        let square = match parse_reply(&line) {
-            Ok(Reply::Move { square }) => square,
-            Ok(Reply::UnknownSquare { square }) => {
-                let detail = crate::protocol::unknown_square(&square);
-                let t = trouble(FaultKind::Illegal, detail, Some(&line));
-                return Ok(self.failed(id, title, &what, t));
-            }
-            Ok(Reply::Ready { .. }) => {
-                self.stray
-                    .push(format!("game {game}: ready instead of a move"));
-                let t = trouble(
-                    FaultKind::Malformed,
-                    "expected a move message, got ready".into(),
-                    Some(&line),
-                );
-                return Ok(self.failed(id, title, &what, t));
-            }
-            Err(e) => {
-                self.stray.push(format!(
-                    "game {game}, instead of a move: {}",
-                    fault_text(&line)
-                ));
-                let t = trouble(FaultKind::Malformed, e, Some(&line));
-                return Ok(self.failed(id, title, &what, t));
+        let square = match judge_move(&line) {
+            Ok(square) => square,
+            Err(fault) => {
+                if fault.kind == FaultKind::Malformed {
+                    self.stray.push(format!(
+                        "game {game}, instead of a move: {}",
+                        fault_text(&line)
+                    ));
+                }
+                return Ok(self.failed(id, title, &what, trouble(fault)));
             }
         };
+        // A second line written with the answer: a match disqualifies the bot for it before the
+        // next turn goes out, whoever's turn that is.
+        if let Some(fault) = self.bot().unasked() {
+            self.stray.push(format!(
+                "game {game}, after its move: {}",
+                fault.text.as_deref().unwrap_or("")
+            ));
+            let mut t = trouble(fault);
+            t.detail += " (a second line after its move: one answer per turn)";
+            return Ok(self.failed(id, title, &what, t));
+        }
         let mut after = position.clone();
         if let Err(illegal) = after.play(square) {
-            let t = trouble(FaultKind::Illegal, illegal.to_string(), Some(&line));
+            let t = trouble(Fault::new(
+                FaultKind::Illegal,
+                illegal.to_string(),
+                Some(fault_text(&line)),
+            ));
             return Ok(self.failed(id, title, &what, t));
         }
         let scores = after.scores();
@@ -644,9 +577,7 @@ impl Checker {
             faults: Vec::new(),
         }
         .to_line();
-        if let Some(process) = self.bot().process.as_mut() {
-            process.send(&end);
-        }
+        self.bot().send(&end);
         self.after_end(&game);
         Ok(Check::pass(
             id,
@@ -690,7 +621,7 @@ impl Checker {
                 opponent += 1;
             }
         }
-        let before = self.bot().process.as_ref().map(BotProcess::pid);
+        let before = self.bot().pid();
         let record = play_game(
             &GameSetup {
                 game: game.clone(),
@@ -703,10 +634,9 @@ impl Checker {
             &mut self.players,
             &order,
             &mut Quiet,
-        )
-        .map_err(|_| Interrupted)?;
+        )?;
         self.note_process();
-        let after = self.bot().process.as_ref().map(BotProcess::pid);
+        let after = self.bot().pid();
         if before.is_some() && after.is_some() && before != after {
             self.left.push(format!("before game {game}"));
         }
@@ -783,7 +713,7 @@ impl Checker {
         let (id, title) = ("stdin-close", "exits when its stdin closes");
         let mut note = "";
         let mut grace = self.grace;
-        if self.bot().process.is_none() {
+        if !self.bot().is_running() {
             // Its start-up counts too: a process closed at once may not have begun to read.
             note = " (a fresh process, as the last one was stopped after a failure: its start-up \
                     time is allowed too)";
@@ -792,16 +722,13 @@ impl Checker {
                 return Check::fail(id, title, format!("could not be started: {e}"));
             }
         }
-        let Some(mut process) = self.bot().process.take() else {
-            unreachable!("ensure_started leaves a process");
-        };
-        process.close_stdin();
+        let bot = &mut self.players[0];
+        bot.close_input();
         let closed = Instant::now();
-        let status = process.wait_exit(grace);
+        let status = bot.wait_exit(grace);
         let took = ms(closed.elapsed());
-        let stderr = || {
-            process.settle_stderr(Duration::from_millis(200));
-            let tail = process.stderr_tail(STDERR_SHOWN);
+        let stderr = |bot: &Connection| {
+            let tail = bot.stderr_tail(STDERR_SHOWN);
             (!tail.trim().is_empty()).then_some(tail)
         };
         let mut check = match status {
@@ -819,11 +746,11 @@ impl Checker {
                         describe_status(Some(s))
                     ),
                 );
-                check.stderr = stderr();
+                check.stderr = stderr(bot);
                 check
             }
             None => {
-                process.signal_kill();
+                bot.signal_kill();
                 let mut check = Check::fail(
                     id,
                     title,
@@ -832,7 +759,7 @@ impl Checker {
                         grace.as_millis()
                     ),
                 );
-                check.stderr = stderr();
+                check.stderr = stderr(bot);
                 check
             }
         };
@@ -845,7 +772,7 @@ impl Checker {
                     .into(),
             );
         }
-        process.kill();
+        bot.stop("check-bot: its stdin was closed");
         check
     }
 
@@ -1153,7 +1080,10 @@ pub fn run(args: &CheckBotArgs) -> Result<()> {
     let exe = std::env::current_exe()
         .map_err(|e| fail(exit::BOT_START, format!("cannot find this program: {e}")))?;
     let mut rng = Rng::new(args.seed);
-    let argv = resolve_command(&args.command, &exe, rng.next_u64())?;
+    let mut bot = resolve_command(&args.command, &exe, rng.next_u64())?;
+    bot.dir = args.cwd.clone();
+    bot.limits = args.limits;
+    let argv = bot.argv.clone();
     install_signal_handlers();
     if let Err(e) = become_subreaper() {
         use std::io::Write;
@@ -1166,27 +1096,15 @@ pub fn run(args: &CheckBotArgs) -> Result<()> {
     }
     let _guard = Guard::start(&exe, &["guard"])
         .map_err(|e| fail(exit::BOT_START, format!("cannot start the watchdog: {e}")))?;
-    let mut players = vec![Player {
-        name: "bot".into(),
-        command: args.command.clone(),
-        argv: argv.clone(),
-        dir: args.cwd.clone(),
-        log: None,
-        env: Vec::new(),
-        limits: args.limits,
-        process: None,
-    }];
+    let mut players = vec![Connection::new(bot)];
     for i in 1..4 {
-        players.push(Player {
-            name: format!("random-{i}"),
-            command: vec!["builtin:random".into()],
-            argv: builtin_argv(&exe, "random", rng.next_u64()),
-            dir: None,
-            log: None,
-            env: Vec::new(),
-            limits: Limits::default(),
-            process: None,
-        });
+        let mut random =
+            lineup::bot_spec("builtin:random", Some(&format!("random-{i}")), &exe, None)
+                .map_err(|e| fail(exit::USAGE, e))?;
+        random
+            .argv
+            .extend(["--seed".into(), rng.next_u64().to_string()]);
+        players.push(Connection::new(random));
     }
     // A command that cannot be started at all is the person's error, not a failed check.
     players[0].ensure_started().map_err(|e| {
@@ -1220,9 +1138,7 @@ pub fn run(args: &CheckBotArgs) -> Result<()> {
     let scenarios = positions::scenarios(args.seed);
     let outcome = checker.run(&scenarios);
     for player in checker.players.iter_mut().skip(1) {
-        if let Some(process) = player.process.take() {
-            process.shutdown(Duration::from_millis(args.grace_ms));
-        }
+        player.shut_down(Duration::from_millis(args.grace_ms));
     }
     let Ok(checks) = outcome else {
         return Err(fail(
@@ -1277,15 +1193,21 @@ mod tests {
         let exe = Path::new("/bin/multiversi");
         let words = |ws: &[&str]| ws.iter().map(|w| w.to_string()).collect::<Vec<_>>();
         assert_eq!(
-            resolve_command(&words(&["python3", "my bot.py"]), exe, 5).unwrap(),
+            resolve_command(&words(&["python3", "my bot.py"]), exe, 5)
+                .unwrap()
+                .argv,
             words(&["python3", "my bot.py"])
         );
         assert_eq!(
-            resolve_command(&words(&["python3 'my bot.py' --fast"]), exe, 5).unwrap(),
+            resolve_command(&words(&["python3 'my bot.py' --fast"]), exe, 5)
+                .unwrap()
+                .argv,
             words(&["python3", "my bot.py", "--fast"])
         );
         assert_eq!(
-            resolve_command(&words(&["builtin:greedy"]), exe, 5).unwrap(),
+            resolve_command(&words(&["builtin:greedy"]), exe, 5)
+                .unwrap()
+                .argv,
             words(&["/bin/multiversi", "bot", "greedy", "--seed", "5"])
         );
         assert!(resolve_command(&words(&["builtin:nobody"]), exe, 5).is_err());

@@ -8,16 +8,17 @@
 //! `logs/`, or `logs/shard-I-of-N/` for a shard, for the same reason.
 
 use super::config::{ConfigError, LeagueConfig, EXAMPLE};
-use super::lineup::{bot_spec, set_logs};
-use super::records::{self, Finished};
-use super::runner::{BotSpec, DealPlan, GamePlan, LeftOut, Run, SilentBots};
-use super::schedule::{self, factorial, seating, Deal, Shape};
-use super::session;
+use super::schedule::{self, Deal, Shape};
 use crate::exit::{self, fail};
 use crate::protocol::TimeControl;
 use crate::record::ScheduleRef;
 use crate::referee::random_opening;
 use crate::rules::Rules;
+use crate::run::lineup::{bot_spec, set_logs};
+use crate::run::records::{self, Recorded};
+use crate::run::seating::{factorial, seating};
+use crate::run::setup as session;
+use crate::run::{BotSpec, DealPlan, GamePlan, LeftOut, Run, SilentBots};
 use anyhow::Result;
 use clap::Args;
 use std::collections::HashSet;
@@ -157,7 +158,7 @@ fn record_files(out: &Path) -> Result<Vec<PathBuf>> {
 /// The names of the bots with a game of league `run` in the directory's record files; None when
 /// they cannot be read (then every bot counts as having games).
 fn bots_with_games(out: &Path, run: &str) -> Option<HashSet<String>> {
-    let mut finished = Finished::default();
+    let mut finished = Recorded::default();
     for file in record_files(out).ok()? {
         records::finished(&file, run, &mut finished).ok()?;
     }
@@ -188,15 +189,19 @@ fn shape(config: &LeagueConfig) -> Shape {
 }
 
 /// A deal's games still to play, with their rules and opening.
-fn deal_plan(config: &LeagueConfig, deal: &Deal, finished: &Finished) -> Result<DealPlan> {
+fn deal_plan(config: &LeagueConfig, deal: &Deal, finished: &Recorded) -> Result<DealPlan> {
     let k = deal.bots.len();
     let setup = config.setup(&config.boards[deal.board], k, deal.seed);
     let rules = Rules::from_setup(&setup).map_err(|e| fail(exit::USAGE, e.to_string()))?;
-    let opening = random_opening(&rules, config.opening, schedule::mix(deal.seed, u64::MAX));
+    let opening = random_opening(
+        &rules,
+        config.opening,
+        crate::run::seating::mix(deal.seed, u64::MAX),
+    );
     let games = (0..factorial(k))
         .filter(|&s| !finished.indices.contains(&deal.game_index(s)))
         .map(|s| GamePlan {
-            id: format!("{}-{}", config.name, deal.game_index(s)),
+            id: deal.game_id(&config.name, &config.boards[deal.board], s),
             place: ScheduleRef {
                 run: config.name.clone(),
                 index: deal.game_index(s),
@@ -300,7 +305,7 @@ pub fn run_league(args: &LeagueArgs) -> Result<()> {
     } else {
         Some(lock_records(&out, &out.join(records_name(shard)))?)
     };
-    let mut finished = Finished::default();
+    let mut finished = Recorded::default();
     for file in record_files(&out)? {
         records::finished(&file, &config.name, &mut finished).map_err(|e| {
             fail(
@@ -389,22 +394,20 @@ pub fn run_league(args: &LeagueArgs) -> Result<()> {
         grace: Duration::from_millis(config.grace_ms),
         concurrency,
         restart: false,
-        show: false,
-        events: false,
         record: Some(record),
         silent: SilentBots::LeaveOut,
         left_out: LeftOut {
             bots: left_out,
             games: skipped,
         },
-        table_every: config.standings_every,
     };
     if skipped > 0 {
         crate::stderr_line!(
             "multiversi: {skipped} game(s) with a bot left out are not played this time"
         );
     }
-    let played = session::play(&run, "league");
+    let played =
+        crate::reporters::play_reported(&run, "league", false, false, config.standings_every);
     write_standings(&out);
     played
 }
@@ -453,7 +456,7 @@ fn dry_run(
     mine: &[Deal],
     total_games: u64,
     to_play: u64,
-    finished: &Finished,
+    finished: &Recorded,
     concurrency: usize,
     shard: Option<(u32, u32)>,
 ) -> String {
@@ -512,7 +515,7 @@ fn dry_run(
     let secs = to_play as f64 * per_game_ms as f64 / 1000.0 / concurrency as f64;
     out += &format!(
         "estimated time: {} at concurrency {concurrency} ({})\n",
-        super::runner::format_duration(secs),
+        crate::reporters::progress::format_duration(secs),
         if finished.indices.is_empty() {
             "at most: every move taking its whole time limit".to_string()
         } else {

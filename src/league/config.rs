@@ -139,7 +139,16 @@ impl LeagueConfig {
     pub fn parse(text: &str) -> Result<LeagueConfig, String> {
         let config: LeagueConfig = toml::from_str(text).map_err(|e| {
             // toml's message names the key, the line and the column; keep it on one screen.
-            e.to_string().trim_end().to_string()
+            let message = e.to_string().trim_end().to_string();
+            // `[bot]` makes one table where a list of tables is wanted: say what to write.
+            if single_bot_table(text) {
+                format!(
+                    "{message}\nhint: each bot is a table of the list `bot`: write [[bot]] (two \
+                     brackets) before each bot, not [bot]"
+                )
+            } else {
+                message
+            }
         })?;
         config.check()?;
         Ok(config)
@@ -347,10 +356,19 @@ impl LeagueConfig {
             match self.bots.get(i) {
                 Some(now) if now == before => {}
                 Some(now) if now.name == before.name && !has_games(&now.name) => {}
-                Some(now) if now.name == before.name => changes.push(format!(
-                    "bot {}: its command, cwd or env changed",
-                    before.name
-                )),
+                Some(now) if now.name == before.name => {
+                    changes.push(format!("bot {}: {}", before.name, bot_change(before, now)))
+                }
+                Some(now)
+                    if now.command == before.command
+                        && !self.bots.iter().any(|b| b.name == before.name)
+                        && !old.bots.iter().any(|b| b.name == now.name) =>
+                {
+                    changes.push(format!(
+                        "bot {} was renamed {} (its games are recorded under the old name)",
+                        before.name, now.name
+                    ))
+                }
                 _ => match self.bots.iter().position(|b| b.name == before.name) {
                     Some(j) => changes.push(format!(
                         "bot {} moved from place {} to {} (add new bots at the end)",
@@ -396,6 +414,44 @@ impl LeagueConfig {
     }
 }
 
+/// Whether a config's text has a `[bot]` table header (where `[[bot]]` is meant).
+fn single_bot_table(text: &str) -> bool {
+    text.lines().any(|l| {
+        let l = l.trim();
+        l.starts_with("[bot]") || l.starts_with("[ bot ]")
+    })
+}
+
+/// What changed in a bot between two configs, old and new, for each of command, cwd and env.
+fn bot_change(before: &BotConfig, now: &BotConfig) -> String {
+    let mut parts = Vec::new();
+    if before.command != now.command {
+        parts.push(format!(
+            "its command changed from {:?} to {:?}",
+            before.command, now.command
+        ));
+    }
+    if before.cwd != now.cwd {
+        let show = |c: &Option<PathBuf>| {
+            c.as_ref().map_or("none".to_string(), |p| {
+                format!("{:?}", p.display().to_string())
+            })
+        };
+        parts.push(format!(
+            "its cwd changed from {} to {}",
+            show(&before.cwd),
+            show(&now.cwd)
+        ));
+    }
+    if before.env != now.env {
+        parts.push(format!(
+            "its env changed from {:?} to {:?}",
+            before.env, now.env
+        ));
+    }
+    parts.join(", ")
+}
+
 fn players_text(p: &Players) -> String {
     match p {
         Players::One(n) => n.to_string(),
@@ -411,10 +467,49 @@ mod tests {
         [[bot]]\nname = \"b\"\ncommand = \"builtin:greedy\"\n[[bot]]\nname = \"c\"\n\
         command = \"builtin:random\"\n[[bot]]\nname = \"d\"\ncommand = \"builtin:random\"\n";
 
+    /// The example documents the format: every key it sets (or leaves commented out, to its
+    /// default) parses to the value it shows, and its bots are the five it lists, in order.
     #[test]
-    fn the_example_parses() {
+    fn the_example_parses_to_the_values_it_shows() {
         let config = LeagueConfig::parse(EXAMPLE).unwrap();
-        assert!(config.bots.len() >= 4);
+        let bot = |name: &str, command: &str| BotConfig {
+            name: name.into(),
+            command: command.into(),
+            cwd: None,
+            env: BTreeMap::new(),
+        };
+        let expected = LeagueConfig {
+            name: "example".into(),
+            seed: 1,
+            format: "round-robin".into(),
+            candidates: Vec::new(),
+            players: Players::One(4),
+            boards: vec!["8x8".into()],
+            anti: false,
+            blocked: Blocked::Word("none".into()),
+            rounds: 2,
+            opening: 4,
+            sample: None,
+            move_ms: 200,
+            clock_ms: None,
+            increment_ms: 0,
+            startup_ms: 10000,
+            grace_ms: 1000,
+            concurrency: None,
+            out: None,
+            standings_every: 0,
+            limits: Limits::default(),
+            bots: vec![
+                bot("best", "builtin:best"),
+                bot("greedy", "builtin:greedy"),
+                bot("mcts", "builtin:mcts"),
+                bot("random", "builtin:random"),
+                bot("starter-py", "python3 bots/python/starter.py"),
+            ],
+        };
+        assert_eq!(config, expected);
+        // The game size its opening comment counts the games with: C(5,4) deals of 4 players.
+        assert_eq!(config.sizes(), [4]);
     }
 
     #[test]
@@ -437,6 +532,14 @@ mod tests {
             let text = format!("{extra}{BASE}");
             let e = LeagueConfig::parse(&text).unwrap_err();
             assert!(e.contains(expected), "{extra}: {e}");
+        }
+        // `[bot]` for `[[bot]]`: the hint says what to write.
+        for single in [
+            BASE.replace("[[bot]]", "[bot]"),
+            "name = \"t\"\n[bot]\nname = \"a\"\ncommand = \"x\"\n".to_string(),
+        ] {
+            let e = LeagueConfig::parse(&single).unwrap_err();
+            assert!(e.contains("write [[bot]] (two brackets)"), "{e}");
         }
         let twice = BASE.replace("name = \"b\"", "name = \"a\"");
         assert!(LeagueConfig::parse(&twice)
@@ -462,12 +565,22 @@ mod tests {
         assert!(renamed
             .change_from(&old, all)
             .unwrap()
+            .contains("bot d was renamed e"));
+        // Renamed and given another command: not the same bot any more.
+        let replaced = LeagueConfig::parse(&BASE.replace(
+            "name = \"d\"\ncommand = \"builtin:random\"",
+            "name = \"e\"\ncommand = \"builtin:greedy\"",
+        ))
+        .unwrap();
+        assert!(replaced
+            .change_from(&old, all)
+            .unwrap()
             .contains("bot d was removed"));
         let swapped = LeagueConfig::parse(&BASE.replace("builtin:greedy", "builtin:best")).unwrap();
         assert!(swapped
             .change_from(&old, all)
             .unwrap()
-            .contains("bot b: its command"));
+            .contains("bot b: its command changed from \"builtin:greedy\" to \"builtin:best\""));
         assert!(old
             .change_from(&grown, all)
             .unwrap()

@@ -4,9 +4,4 @@
 
 pub mod command;
 pub mod config;
-pub mod lineup;
-pub mod records;
-pub mod runner;
 pub mod schedule;
-pub mod session;
-pub mod table;

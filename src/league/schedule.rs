@@ -11,6 +11,7 @@
 //! they were: a resumed league skips them and plays only what is new.
 
 use crate::rng::Rng;
+use crate::run::seating::{factorial, mix};
 
 /// The most bots a league may list: keeps deal numbers within 64 bits.
 pub const MAX_BOTS: usize = 256;
@@ -46,6 +47,8 @@ pub struct Deal {
     /// Stable identity (see the module's documentation); not a count.
     pub number: u64,
     pub round: u32,
+    /// Earlier draws of the same bots in this round (only a sampled round draws a set twice).
+    pub repeat: u64,
     /// The bots, by their place in the league's list, ascending.
     pub bots: Vec<usize>,
     pub board: usize,
@@ -59,31 +62,28 @@ impl Deal {
         factorial(self.bots.len())
     }
 
+    /// A game's id as a person can say it and find it: the league, the round, the bots by their
+    /// place in the league's list, the board, the seating (`club-r1-1.2.3.4-8x8-s05`), with
+    /// `xN` after the round for a set of bots a sampled round drew again. As unique as the
+    /// game's index, and as stable: nothing in it changes when bots or rounds are added.
+    pub fn game_id(&self, league: &str, board: &str, seating: u32) -> String {
+        let bots: Vec<String> = self.bots.iter().map(|b| (b + 1).to_string()).collect();
+        let again = match self.repeat {
+            0 => String::new(),
+            n => format!("x{n}"),
+        };
+        format!(
+            "{league}-r{}{again}-{}-{board}-s{:02}",
+            self.round + 1,
+            bots.join("."),
+            seating + 1
+        )
+    }
+
     /// The schedule-wide index of one of the deal's games.
     pub fn game_index(&self, seating: u32) -> u64 {
         self.number * SEATING_SPAN + seating as u64
     }
-}
-
-pub fn factorial(k: usize) -> u32 {
-    (1..=k as u32).product()
-}
-
-/// Seating `s` of k bots (0 ≤ s < k!): `order[seat]` is the place of the bot in that seat within
-/// the deal's bot list. The first k seatings are the k rotations of the list (bot r in seat 0 of
-/// seating r), so a short match still rotates every bot through the first seat.
-pub fn seating(k: usize, s: u32) -> Vec<usize> {
-    let rotation = s as usize % k;
-    let mut rank = s as usize / k;
-    // The rank-th permutation (in lexicographic order) of 1..k after a fixed 0.
-    let mut rest: Vec<usize> = (1..k).collect();
-    let mut base = vec![0];
-    for left in (1..k).rev() {
-        let block = factorial(left - 1) as usize;
-        base.push(rest.remove(rank / block));
-        rank %= block;
-    }
-    (0..k).map(|seat| base[(seat + rotation) % k]).collect()
 }
 
 /// n choose k, saturating.
@@ -135,11 +135,6 @@ fn subsets(n: usize, k: usize) -> Vec<Vec<usize>> {
             *slot = j;
         }
     }
-}
-
-/// Mixes two numbers into a seed (SplitMix64 of their combination).
-pub fn mix(a: u64, b: u64) -> u64 {
-    Rng::new(a ^ b.wrapping_mul(0x9e37_79b9_7f4a_7c15)).next_u64()
 }
 
 impl Shape {
@@ -220,6 +215,7 @@ impl Shape {
                         deals.push(Deal {
                             number,
                             round,
+                            repeat,
                             bots: set.clone(),
                             board,
                             seed: mix(self.seed, number),
@@ -265,25 +261,6 @@ mod tests {
             rounds: 1,
             sample: None,
             seed: 7,
-        }
-    }
-
-    #[test]
-    fn seatings_are_all_permutations_and_start_with_rotations() {
-        for k in [3, 4] {
-            let all: HashSet<Vec<usize>> = (0..factorial(k)).map(|s| seating(k, s)).collect();
-            assert_eq!(all.len(), factorial(k) as usize);
-            for r in 0..k as u32 {
-                let expected: Vec<usize> = (0..k).map(|seat| (seat + r as usize) % k).collect();
-                assert_eq!(seating(k, r), expected);
-            }
-            // Every bot sits in every seat, and after every other bot, equally often.
-            for bot in 0..k {
-                for seat in 0..k {
-                    let n = all.iter().filter(|o| o[seat] == bot).count();
-                    assert_eq!(n, factorial(k - 1) as usize);
-                }
-            }
         }
     }
 
@@ -384,5 +361,54 @@ mod tests {
         for (i, s) in sets.iter().enumerate() {
             assert_eq!(colex_rank(s), i as u64);
         }
+    }
+}
+
+#[cfg(test)]
+mod id_tests {
+    use super::*;
+    use std::collections::HashSet;
+
+    #[test]
+    fn game_ids_are_readable_and_unique_even_when_a_sample_draws_a_set_again() {
+        let shape = Shape {
+            bots: 5,
+            candidates: vec![],
+            sizes: vec![3, 4],
+            boards: 2,
+            rounds: 3,
+            sample: Some(40),
+            seed: 11,
+        };
+        let boards = ["8x8", "10x10"];
+        let deals = shape.deals();
+        assert!(
+            deals.iter().any(|d| d.repeat > 0),
+            "the sample draws some set twice"
+        );
+        let mut ids = HashSet::new();
+        for d in &deals {
+            for s in 0..d.seatings() {
+                assert!(ids.insert(d.game_id("club", boards[d.board], s)));
+            }
+        }
+        let d = Deal {
+            number: 0,
+            round: 0,
+            repeat: 0,
+            bots: vec![0, 1, 2, 3],
+            board: 0,
+            seed: 0,
+        };
+        assert_eq!(d.game_id("club", "8x8", 4), "club-r1-1.2.3.4-8x8-s05");
+        let again = Deal {
+            repeat: 2,
+            round: 1,
+            ..d
+        };
+        assert_eq!(
+            again.game_id("club", "octagon", 0),
+            "club-r2x2-1.2.3.4-octagon-s01"
+        );
     }
 }

@@ -1,10 +1,13 @@
-//! `multiversi replay`: look at recorded games again — in the terminal (`terminal`), in a browser
-//! (`html`), or by a program that plays them through the rules again (`verify`). Reading the
-//! files (`read`) is shared, so all three agree on what a record file holds.
+//! `multiversi replay`: look at recorded games again — in the terminal (`terminal`, which draws
+//! with `draw` and reads keys from a raw `tty`), in a browser (`html`), or by a program that plays
+//! them through the rules again (`verify`). Reading the files (`read`) is shared, so all three
+//! agree on what a record file holds.
 
+pub mod draw;
 pub mod html;
 pub mod read;
 pub mod terminal;
+mod tty;
 pub mod verify;
 
 use crate::exit::{self, fail};
@@ -79,7 +82,7 @@ pub fn run(args: &ReplayArgs) -> Result<()> {
     }
     let stdout_tty = std::io::stdout().is_terminal();
     let options = terminal::Options {
-        colour: terminal::colour_for(stdout_tty),
+        colour: draw::colour_for(stdout_tty),
         clear: stdout_tty,
         ply: args.ply,
         animate: args.animate.then_some(args.delay),

@@ -133,7 +133,38 @@ pub fn read_line(line: &[u8]) -> Result<GameRecord, String> {
     let r = &record.rules;
     Rules::with_blocked(r.players as u32, r.board, r.anti, r.blocked.clone())
         .map_err(|e| format!("invalid rules: {e}"))?;
+    check_sizes(&record)?;
     Ok(record)
+}
+
+/// Refuses a record whose lists are longer than its board allows: each move fills an empty
+/// square, so a game has at most as many moves as the board has squares, and a move flips fewer
+/// discs than that. No referee wrote such a line (it was edited, or written by another program);
+/// refusing it here, where it is reported with its file and line, spares everything that reads
+/// records (the drawing, the viewer, the standings) sizes that no game has.
+fn check_sizes(record: &GameRecord) -> Result<(), String> {
+    let board = record.rules.board;
+    let squares = usize::from(record.rules.side()).pow(2);
+    if record.moves.len() > squares {
+        return Err(format!(
+            "{} moves; the {board} board has {squares} squares",
+            record.moves.len()
+        ));
+    }
+    match record
+        .moves
+        .iter()
+        .enumerate()
+        .find(|(_, m)| m.flips.len() >= squares)
+    {
+        Some((i, m)) => Err(format!(
+            "move {} ({}) lists {} flipped discs; the {board} board has {squares} squares",
+            i + 1,
+            m.square,
+            m.flips.len()
+        )),
+        None => Ok(()),
+    }
 }
 
 /// Picks the games to show: all of them, or the one `--game` names by id or by 1-based number
@@ -196,4 +227,40 @@ pub fn select<'a>(records: &'a Records, game: Option<&str>) -> Result<Vec<&'a Lo
         )
     };
     Err(fail(exit::USAGE, format!("no game '{wanted}': {what}")))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rules::{Outcome, Square};
+    use crate::standings::games::tests::{mv, record};
+
+    fn line(rec: &GameRecord) -> Vec<u8> {
+        serde_json::to_vec(rec).unwrap()
+    }
+
+    #[test]
+    fn a_record_larger_than_its_board_is_refused() {
+        let mut rec = record(
+            &["a", "b", "c"],
+            &[3, 2, 1],
+            &[&[0], &[1], &[2]],
+            Outcome::Draw,
+        );
+        rec.moves = (0..64).map(|i| mv(i, i as usize % 3, 1.0)).collect();
+        assert!(read_line(&line(&rec)).is_ok(), "64 moves fit an 8x8 board");
+        rec.moves.push(mv(64, 1, 1.0));
+        assert_eq!(
+            read_line(&line(&rec)).unwrap_err(),
+            "65 moves; the 8x8 board has 64 squares"
+        );
+        rec.moves.truncate(3);
+        rec.moves[2].flips = vec![Square::new(1, 1); 63];
+        assert!(read_line(&line(&rec)).is_ok());
+        rec.moves[2].flips.push(Square::new(1, 2));
+        assert_eq!(
+            read_line(&line(&rec)).unwrap_err(),
+            "move 3 (a1) lists 64 flipped discs; the 8x8 board has 64 squares"
+        );
+    }
 }

@@ -7,34 +7,6 @@ use crate::record::{FaultKind, GameRecord};
 use crate::rules::{Outcome, Seat};
 use std::collections::{HashMap, HashSet};
 
-/// Fault kinds in the order the tables show them.
-pub const FAULT_KINDS: [FaultKind; 4] = [
-    FaultKind::Timeout,
-    FaultKind::Crash,
-    FaultKind::Malformed,
-    FaultKind::Illegal,
-];
-
-/// The column of a fault kind in `FAULT_KINDS`.
-pub fn fault_index(kind: FaultKind) -> usize {
-    match kind {
-        FaultKind::Timeout => 0,
-        FaultKind::Crash => 1,
-        FaultKind::Malformed => 2,
-        FaultKind::Illegal => 3,
-    }
-}
-
-/// The name of a fault kind as records and reports spell it.
-pub fn fault_name(kind: FaultKind) -> &'static str {
-    match kind {
-        FaultKind::Timeout => "timeout",
-        FaultKind::Crash => "crash",
-        FaultKind::Malformed => "malformed",
-        FaultKind::Illegal => "illegal",
-    }
-}
-
 /// One seat of one game.
 #[derive(Clone, Debug, PartialEq)]
 pub struct SeatSummary {

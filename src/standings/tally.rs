@@ -1,7 +1,8 @@
 //! Counting: per bot (games, wins, draws, losses, points, discs, places, faults, move times), per
 //! seat (the seat bias), and per pair of bots (head to head). Plain sums over the game summaries.
 
-use super::games::{fault_index, GameSummary, FAULT_KINDS};
+use super::games::GameSummary;
+use crate::record::FaultKind;
 use crate::rules::Outcome;
 
 /// One bot's totals.
@@ -18,8 +19,8 @@ pub struct BotTally {
     pub discs: u64,
     /// The sum of its fractional places (1 = first).
     pub place_sum: f64,
-    /// Disqualifications by kind, in the order of `FAULT_KINDS`.
-    pub faults: [u32; FAULT_KINDS.len()],
+    /// Disqualifications by kind, in the order of `FaultKind::ALL`.
+    pub faults: [u32; FaultKind::ALL.len()],
     /// The moves it played itself (not the referee's opening moves), their total and largest time.
     pub moves: u64,
     pub total_ms: f64,
@@ -57,7 +58,7 @@ pub fn bots(games: &[GameSummary], bots: usize) -> Vec<BotTally> {
             t.discs += s.score as u64;
             t.place_sum += s.place as f64;
             if let Some(kind) = s.fault {
-                t.faults[fault_index(kind)] += 1;
+                t.faults[kind.index()] += 1;
             }
             t.moves += s.moves as u64;
             t.total_ms += s.total_ms;
@@ -175,7 +176,6 @@ pub fn head_to_head(games: &[GameSummary], bots: usize) -> Vec<Vec<Meeting>> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::record::FaultKind;
     use crate::standings::games::tests::{fault, mv, record};
     use crate::standings::games::Games;
 

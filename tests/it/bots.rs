@@ -180,19 +180,19 @@ fn searchers_beat_random_players() {
 #[test]
 fn match_without_bots_puts_the_strongest_engine_in() {
     for players in ["3", "4"] {
-        let out = crate::support::run(&[
-            "match",
-            "--players",
-            players,
-            "--games",
-            "1",
-            "--move-ms",
-            "40",
-            "--seed",
-            "2",
-        ]);
-        let table = crate::support::stdout(&out);
-        assert!(out.status.success(), "{}", crate::support::stderr(&out));
+        let out = crate::support::multiversi("match")
+            .args(&[
+                "--players",
+                players,
+                "--games",
+                "1",
+                "--move-ms",
+                "40",
+                "--seed",
+                "2",
+            ])
+            .ok();
+        let table = out.stdout();
         for name in ["best", "greedy", "random"] {
             assert!(
                 crate::support::table_row(&table, name).is_some(),

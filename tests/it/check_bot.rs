@@ -2,38 +2,29 @@
 //! each kind of broken bot (`tests/bots/broken.py`) fails the check that names its mistake, and
 //! the run exits with 1.
 
-use crate::starter_bots::bot;
-use crate::support::{multiversi, stderr, temp_dir};
+use crate::support::{
+    bot, bot_cmd, closed_pipe, multiversi, shell_word, temp_dir, test_bot, utf8, Run,
+};
 use serde_json::Value;
 use std::path::Path;
-use std::process::Output;
+use std::process::Stdio;
 
 fn broken_bot() -> String {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/bots/broken.py")
-        .display()
-        .to_string()
+    test_bot("broken.py")
 }
 
 /// Runs `check-bot --json` with `options` on `command` and returns the run and its report.
-fn check(options: &[&str], command: &[&str]) -> (Output, Value) {
-    let out = multiversi()
-        .arg("check-bot")
+fn check(options: &[&str], command: &[&str]) -> (Run, Value) {
+    let out = multiversi("check-bot")
         .arg("--json")
         .args(options)
         .arg("--")
         .args(command)
         // A Python bot must flush by itself, as in a real environment.
         .env_remove("PYTHONUNBUFFERED")
-        .output()
-        .expect("multiversi runs");
-    let report: Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
-        panic!(
-            "check-bot --json printed no JSON ({e}): {}\n{}",
-            String::from_utf8_lossy(&out.stdout),
-            stderr(&out)
-        )
-    });
+        .run();
+    let report: Value = serde_json::from_slice(out.stdout_bytes())
+        .unwrap_or_else(|e| panic!("check-bot --json printed no JSON ({e}): {}", out.describe()));
     (out, report)
 }
 
@@ -59,10 +50,10 @@ fn find<'a>(report: &'a Value, id: &str) -> &'a Value {
 fn assert_all_pass(options: &[&str], command: &[&str]) -> Value {
     let (out, report) = check(options, command);
     assert!(
-        failed(&report).is_empty() && out.status.code() == Some(0),
+        failed(&report).is_empty() && out.code() == Some(0),
         "{command:?} failed {:?} (exit {:?}):\n{report:#}",
         failed(&report),
-        out.status.code()
+        out.code()
     );
     assert_eq!(report["passed"], true);
     let counts = &report["counts"];
@@ -123,11 +114,16 @@ fn assert_complete(report: &Value) {
 
 fn starter_passes(language: &str) {
     let starter = bot(language);
-    let command: Vec<String> = starter
+    let mut command: Vec<String> = starter
         .command
         .iter()
-        .map(|p| p.display().to_string())
+        .map(|p| utf8(p).to_string())
         .collect();
+    // check-bot reads a lone word that holds a space as a command line and splits it, also after
+    // `--`: a compiled bot's path alone goes in quoted, as one word of such a line.
+    if let [program] = &mut command[..] {
+        *program = bot_cmd(&[program]);
+    }
     let command: Vec<&str> = command.iter().map(String::as_str).collect();
     assert_complete(&assert_all_pass(&[], &command));
 }
@@ -185,7 +181,7 @@ fn searching_built_in_bots_pass() {
             p50 < 70.0,
             "{name}: median answer {p50} ms of 100:\n{report:#}"
         );
-        if out.status.code() != Some(0) {
+        if out.code() != Some(0) {
             eprintln!(
                 "{name}: late answers on a loaded machine: {:?}",
                 failed(&report)
@@ -207,7 +203,7 @@ fn broken(mode: &[&str], options: &[&str], expected: &[&str]) -> Value {
             "{mode:?} should fail {id}, failed {failed:?}:\n{report:#}"
         );
     }
-    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    out.assert_code(1);
     assert_eq!(report["passed"], false);
     report
 }
@@ -263,15 +259,19 @@ fn a_bot_that_never_says_ready_fails_startup_and_nothing_waits_for_it_again() {
 /// author sees one mistake to fix, not twenty-five.
 #[test]
 fn the_checklist_counts_not_checked_apart_from_failed() {
-    let out = multiversi()
-        .args(["check-bot", "--startup-ms", "300", "--", "python3"])
-        .arg(broken_bot())
-        .arg("never-ready")
+    let out = multiversi("check-bot")
+        .args(&[
+            "--startup-ms",
+            "300",
+            "--",
+            "python3",
+            &broken_bot(),
+            "never-ready",
+        ])
         .env_remove("PYTHONUNBUFFERED")
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
-    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+        .run();
+    out.assert_code(1);
+    let text = out.stdout();
     let lines: Vec<&str> = text.lines().collect();
     let marked = |mark: &str| lines.iter().filter(|l| l.starts_with(mark)).count();
     assert_eq!(marked("FAIL  "), 2, "{text}");
@@ -289,11 +289,7 @@ fn the_checklist_counts_not_checked_apart_from_failed() {
         "{text}"
     );
     assert!(text.contains("fix the failures and check again"), "{text}");
-    assert!(
-        stderr(&out).contains("25 checks: 2 failed, 23 not checked, 0 passed"),
-        "{}",
-        stderr(&out)
-    );
+    out.assert_stderr_has("25 checks: 2 failed, 23 not checked, 0 passed");
 }
 
 #[test]
@@ -401,21 +397,12 @@ fn ignoring_the_end_of_input_fails_the_exit_check_and_leaves_no_process() {
     let dir = temp_dir("check-bot-ignore-eof");
     let pids = dir.join("pids");
     let script = broken_bot();
-    let out = multiversi()
-        .args([
-            "check-bot",
-            "--grace-ms",
-            "300",
-            "--",
-            "python3",
-            &script,
-            "ignore-eof",
-        ])
+    let out = multiversi("check-bot")
+        .args(&["--grace-ms", "300", "--", "python3", &script, "ignore-eof"])
         .env("BROKEN_PIDFILE", &pids)
-        .output()
-        .unwrap();
-    let text = String::from_utf8_lossy(&out.stdout);
-    assert_eq!(out.status.code(), Some(1), "{text}");
+        .run();
+    let text = out.stdout();
+    assert_eq!(out.code(), Some(1), "{text}");
     let exit_line = text
         .lines()
         .find(|l| l.contains("exits when its stdin closes"))
@@ -466,12 +453,11 @@ fn under_a_memory_limit_a_crash_names_the_limit() {
         let summary = find(&report, id)["summary"].as_str().unwrap();
         assert!(summary.contains("memory limit of 64 MB"), "{id}: {summary}");
     }
-    let out = multiversi()
-        .args(["check-bot", "--limit-files", "0", "builtin:random"])
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
-    assert!(stderr(&out).contains("--limit-files"), "{}", stderr(&out));
+    multiversi("check-bot")
+        .args(&["--limit-files", "0", "builtin:random"])
+        .run()
+        .assert_code(2)
+        .assert_stderr_has("--limit-files");
 }
 
 #[test]
@@ -488,53 +474,49 @@ fn the_same_seed_sends_the_same_positions() {
 
 #[test]
 fn a_bot_that_cannot_start_is_an_error_not_a_checklist() {
-    let out = multiversi()
-        .args(["check-bot", "--", "./no/such/bot"])
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(4));
-    assert!(stderr(&out).contains("cannot start"), "{}", stderr(&out));
-    assert!(out.stdout.is_empty());
-    let out = multiversi()
-        .args(["check-bot", "builtin:nobody"])
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(2));
+    let out = multiversi("check-bot").args(&["--", "./no/such/bot"]).run();
+    out.assert_code(4).assert_stderr_has("cannot start");
+    assert!(out.stdout_bytes().is_empty());
+    multiversi("check-bot")
+        .args(&["builtin:nobody"])
+        .run()
+        .assert_code(2);
 }
 
 #[test]
 fn options_after_a_one_argument_bot_say_where_they_go() {
-    let out = multiversi()
-        .args(["check-bot", "python3 mybot.py", "--move-ms", "300"])
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
-    assert!(
-        stderr(&out).contains("multiversi check-bot --move-ms 300 \"python3 mybot.py\""),
-        "{}",
-        stderr(&out)
-    );
+    multiversi("check-bot")
+        .args(&["python3 mybot.py", "--move-ms", "300"])
+        .run()
+        .assert_code(2)
+        .assert_stderr_has(&format!(
+            "{} check-bot --move-ms 300 \"python3 mybot.py\"",
+            shell_word(env!("CARGO_BIN_EXE_multiversi"))
+        ));
 }
 
 #[test]
 fn a_closed_stderr_or_stdout_does_not_panic() {
     let script = broken_bot();
-    // The exit code of check-bot, with its stdout and stderr sent as `redirect` says.
-    let exit_code = |redirect: &str| {
-        let out = std::process::Command::new("bash")
-            .arg("-c")
-            .arg(format!(
-                "set -o pipefail; \"$0\" check-bot --startup-ms 300 -- python3 {script} \
-                 never-ready {redirect} | true"
-            ))
-            .arg(env!("CARGO_BIN_EXE_multiversi"))
+    // The exit code of check-bot, with its stdout and stderr sent where it is told.
+    let exit_code = |stdout: Stdio, stderr: Stdio| {
+        multiversi("check-bot")
+            .args(&[
+                "--startup-ms",
+                "300",
+                "--",
+                "python3",
+                &script,
+                "never-ready",
+            ])
             .env_remove("PYTHONUNBUFFERED")
-            .output()
-            .unwrap();
-        out.status.code()
+            .stdout_to(stdout)
+            .stderr_to(stderr)
+            .run()
+            .code()
     };
-    // stderr into a pipe nobody reads, stdout to /dev/null; then the report into such a pipe:
-    // no panic (exit 101), the verdict (1: a check failed) all the same.
-    assert_eq!(exit_code("2>&1 >/dev/null"), Some(1));
-    assert_eq!(exit_code("2>/dev/null"), Some(1));
+    // stderr into a pipe nobody reads any more, stdout to /dev/null; then the report into such a
+    // pipe: no panic (exit 101), the verdict (1: a check failed) all the same.
+    assert_eq!(exit_code(Stdio::null(), closed_pipe().into()), Some(1));
+    assert_eq!(exit_code(closed_pipe().into(), Stdio::null()), Some(1));
 }

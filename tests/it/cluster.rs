@@ -25,8 +25,8 @@ fn ensure_cluster() {
         out.status.success(),
         "the one-node Slurm cluster did not start ({}; it needs root and Debian's packages):\n{}{}",
         script.display(),
-        stdout(&out),
-        stderr(&out)
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
     );
 }
 
@@ -79,8 +79,8 @@ fn run_job_array(dir: &Path, tasks: u32, script: &str, args: &[&str]) {
     assert!(
         status.success(),
         "the job array failed ({status}):\n{}{}\n{}",
-        stdout(&out),
-        stderr(&out),
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr),
         task_outputs(dir, tasks)
     );
 }
@@ -182,15 +182,12 @@ fn a_league_run_as_a_slurm_job_array_has_the_standings_of_the_whole_league() {
     );
 
     let whole = dir.join("whole");
-    let out = run(&[
-        "league",
-        config.to_str().unwrap(),
-        "--out",
-        whole.to_str().unwrap(),
-        "--concurrency",
-        "2",
-    ]);
-    assert!(out.status.success(), "{}", stderr(&out));
+    multiversi("league")
+        .arg(&config)
+        .arg("--out")
+        .arg(&whole)
+        .args(&["--concurrency", "2"])
+        .ok();
     let whole_records = read_records(&whole.join("games.jsonl"));
     assert_eq!(whole_records.len(), LEAGUE_GAMES);
 
@@ -238,20 +235,17 @@ fn a_league_run_as_a_slurm_job_array_has_the_standings_of_the_whole_league() {
 
     // The standings of the merged shards are those of the whole league.
     let merged = dir.join("merged");
-    let mut args = vec!["standings".to_string()];
-    args.extend(shard_files.iter().map(|f| f.to_str().unwrap().to_string()));
-    args.extend(["--out".into(), merged.to_str().unwrap().into()]);
-    let args: Vec<&str> = args.iter().map(String::as_str).collect();
-    let out = run(&args);
-    assert!(out.status.success(), "{}", stderr(&out));
+    multiversi("standings")
+        .args_os(&shard_files)
+        .arg("--out")
+        .arg(&merged)
+        .ok();
     let alone = dir.join("alone");
-    let out = run(&[
-        "standings",
-        whole.join("games.jsonl").to_str().unwrap(),
-        "--out",
-        alone.to_str().unwrap(),
-    ]);
-    assert!(out.status.success(), "{}", stderr(&out));
+    multiversi("standings")
+        .arg(whole.join("games.jsonl"))
+        .arg("--out")
+        .arg(&alone)
+        .ok();
     let merged = standings_without_times(&merged);
     assert_eq!(merged["games"], LEAGUE_GAMES);
     assert_eq!(merged, standings_without_times(&alone));

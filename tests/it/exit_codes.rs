@@ -1,10 +1,7 @@
 //! The exit codes README "Exit codes" documents for `match`, for the failures that need more
 //! than a wrong word on the command line: each loses nothing already written and leaves no bot.
 
-use crate::faults::assert_no_process_left;
-use crate::matches::check_record;
 use crate::support::*;
-use std::os::unix::process::CommandExt;
 
 #[test]
 fn missing_cwd_uncreatable_log_dir_and_a_zero_clock() {
@@ -21,14 +18,9 @@ fn missing_cwd_uncreatable_log_dir_and_a_zero_clock() {
         (vec!["--clock-ms", "0"], 2),
     ];
     for (args, code) in cases {
-        let out = multiversi()
-            .arg("match")
-            .args(three)
-            .args(&args)
-            .output()
-            .unwrap();
-        assert_eq!(out.status.code(), Some(code), "{args:?}: {}", stderr(&out));
-        assert!(out.stdout.is_empty(), "{args:?}: no table");
+        let out = multiversi("match").args(&three).args(&args).run();
+        out.assert_code(code);
+        assert!(out.stdout_bytes().is_empty(), "{args:?}: no table");
     }
 }
 
@@ -43,32 +35,16 @@ fn a_record_file_that_is_not_a_file_is_refused_before_any_game() {
     assert!(made.success());
     // /dev/null refused the sync after the first game; a FIFO hung while its games were counted.
     for target in [std::path::Path::new("/dev/null"), fifo.as_path()] {
-        let mut child = multiversi()
-            .args([
-                "match",
-                "builtin:random",
-                "builtin:greedy",
-                "builtin:random",
-            ])
-            .arg("--record")
-            .arg(target)
-            .stdout(std::process::Stdio::piped())
-            .stderr(std::process::Stdio::piped())
-            .spawn()
-            .unwrap();
-        let status =
-            wait_timeout::ChildExt::wait_timeout(&mut child, std::time::Duration::from_secs(20))
-                .unwrap();
-        if status.is_none() {
-            let _ = child.kill();
-            panic!("{}: still running after 20 s", target.display());
-        }
-        let out = child.wait_with_output().unwrap();
-        let err = stderr(&out);
-        assert_eq!(out.status.code(), Some(5), "{}: {err}", target.display());
+        let out = multiversi("match")
+            .args(&["builtin:random", "builtin:greedy", "builtin:random"])
+            .record(target)
+            .timeout(std::time::Duration::from_secs(20))
+            .run();
+        let err = out.stderr();
+        out.assert_code(5);
         assert!(err.contains("not a regular file"), "{err}");
         assert!(
-            !err.contains("disqualified") && out.stdout.is_empty(),
+            !err.contains("disqualified") && out.stdout_bytes().is_empty(),
             "{err}"
         );
     }
@@ -80,35 +56,17 @@ fn a_record_write_that_fails_mid_match_exits_5_and_keeps_the_games_before() {
     // a half of it: the first game fits, the second cannot be written.
     let dir = temp_dir("record-fails");
     let trial = dir.join("trial.jsonl");
-    let args = |record: &std::path::Path, dir: &std::path::Path| {
-        vec![
-            "match".to_string(),
-            // Bots that write nothing but their pid: the file size limit binds them too.
-            format!(
-                "python3 {} {} good",
-                test_bot("bad.py"),
-                quote(&dir.join("pids"))
-            ),
-            format!(
-                "python3 {} {} good",
-                test_bot("bad.py"),
-                quote(&dir.join("pids"))
-            ),
-            "builtin:random".to_string(),
-            "--seed".to_string(),
-            "3".to_string(),
-            "--games".to_string(),
-            "3".to_string(),
-            "--startup-ms".to_string(),
-            "20000".to_string(),
-            "--grace-ms".to_string(),
-            "200".to_string(),
-            "--record".to_string(),
-            record.to_str().unwrap().to_string(),
-        ]
+    // Bots that write nothing but their pid: the file size limit binds them too.
+    let pids = dir.join("pids");
+    let good = bot_cmd(&["python3", &test_bot("bad.py"), utf8(&pids), "good"]);
+    let command = |record: &std::path::Path| {
+        multiversi("match")
+            .args(&[&good, &good, "builtin:random"])
+            .args(&["--seed", "3", "--games", "3", "--startup-ms", "20000"])
+            .args(&["--grace-ms", "200"])
+            .record(record)
     };
-    let out = multiversi().args(args(&trial, &dir)).output().unwrap();
-    assert!(out.status.success(), "{}", stderr(&out));
+    command(&trial).ok();
     let first = std::fs::read_to_string(&trial)
         .unwrap()
         .lines()
@@ -118,11 +76,9 @@ fn a_record_write_that_fails_mid_match_exits_5_and_keeps_the_games_before() {
 
     let record = dir.join("games.jsonl");
     let limit = first * 3 / 2;
-    let mut command = multiversi();
-    command.args(args(&record, &dir));
     // SAFETY: setrlimit and signal are async-signal-safe; run in the child before exec.
-    unsafe {
-        command.pre_exec(move || {
+    let command = unsafe {
+        command(&record).pre_exec(move || {
             let rlimit = libc::rlimit {
                 rlim_cur: limit,
                 rlim_max: limit,
@@ -131,15 +87,12 @@ fn a_record_write_that_fails_mid_match_exits_5_and_keeps_the_games_before() {
             // Past the limit a write fails with EFBIG instead of killing the process.
             libc::signal(libc::SIGXFSZ, libc::SIG_IGN);
             Ok(())
-        });
-    }
-    let out = command.output().unwrap();
-    assert_eq!(out.status.code(), Some(5), "{}", stderr(&out));
-    assert!(
-        stderr(&out).contains(record.to_str().unwrap()),
-        "{}",
-        stderr(&out)
-    );
+        })
+    };
+    command
+        .run()
+        .assert_code(5)
+        .assert_stderr_has(utf8(&record));
     assert_no_process_left(&dir.join("pids"));
     // Only whole games: the first, and no half of the second for a later run to append to.
     let text = std::fs::read_to_string(&record).unwrap();

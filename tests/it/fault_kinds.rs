@@ -3,40 +3,31 @@
 //! before it), `\r\n` endings and the 16384-byte line limit, each with a probe bot
 //! (`tests/bots/probe.py`) in seat 0 of a 4-player game.
 
-use crate::faults::{assert_no_process_left, check_disqualified};
-use crate::matches::check_record;
 use crate::support::*;
 use multiversi::record::{FaultKind, GameRecord};
 use serde_json::Value;
 
-/// Plays one game with a probe with `options` in seat 0; returns its record and the `ms` of its
-/// fault event, if any.
+/// Plays one game with a probe with `options` (words apart by spaces) in seat 0; returns its
+/// record and the `ms` of its fault event, if any.
 fn probe_game(name: &str, options: &str) -> (GameRecord, Option<f64>) {
     let dir = temp_dir(&format!("kind-{name}"));
     let record = dir.join("games.jsonl");
-    let out = run(&[
-        "match",
-        &probe(&dir, "log", options),
-        "builtin:random",
-        "builtin:greedy",
-        "builtin:random",
-        "--seed",
-        "5",
-        "--move-ms",
-        "1000",
-        "--startup-ms",
-        "20000",
-        "--grace-ms",
-        "200",
-        "--events",
-        "--record",
-        record.to_str().unwrap(),
-    ]);
-    assert!(out.status.success(), "{name}: {}", stderr(&out));
+    let options: Vec<&str> = options.split_whitespace().collect();
+    let out = multiversi("match")
+        .args(&[
+            &probe(&dir, "log", &options),
+            "builtin:random",
+            "builtin:greedy",
+        ])
+        .args(&["builtin:random", "--seed", "5", "--move-ms", "1000"])
+        .args(&["--startup-ms", "20000", "--grace-ms", "200", "--events"])
+        .record(&record)
+        .ok();
     assert_no_process_left(&dir.join("pids"));
     let mut records = read_records(&record);
     assert_eq!(records.len(), 1);
-    let fault_ms = stdout(&out)
+    let fault_ms = out
+        .stdout()
         .lines()
         .map(|l| serde_json::from_str::<Value>(l).expect("an event"))
         .find(|e| e["type"] == "fault")

@@ -1,46 +1,9 @@
 //! Scripted misbehaving bots (`tests/bots/bad.py`): every fault kind ends in the right record,
 //! the game completes for the others, and no process remains afterwards (checked in /proc).
 
-use crate::matches::check_record;
 use crate::support::*;
 use multiversi::record::{FaultKind, GameRecord};
 use std::path::Path;
-use std::time::{Duration, Instant};
-
-/// The command line of the scripted bot.
-fn bad_bot(pids: &Path, mode: &str, turn: u32, arg: &str) -> String {
-    format!(
-        "python3 {} {} {mode} {turn} {arg}",
-        test_bot("bad.py"),
-        quote(pids)
-    )
-}
-
-/// Whether a process is gone (or a zombie that can do nothing more while it waits for a reaper).
-fn gone(pid: u32) -> bool {
-    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
-        Err(_) => true,
-        Ok(stat) => stat
-            .rsplit(')')
-            .next()
-            .is_some_and(|rest| rest.trim_start().starts_with('Z')),
-    }
-}
-
-/// Checks that every process a scripted bot wrote down is gone, allowing a moment for the
-/// kernel to finish killing them.
-pub fn assert_no_process_left(pids: &Path) {
-    let text = std::fs::read_to_string(pids).unwrap_or_default();
-    let pids: Vec<u32> = text.lines().filter_map(|l| l.trim().parse().ok()).collect();
-    assert!(!pids.is_empty(), "the scripted bots wrote no pids");
-    let until = Instant::now() + Duration::from_secs(3);
-    for pid in pids {
-        while !gone(pid) {
-            assert!(Instant::now() < until, "process {pid} is still running");
-            std::thread::sleep(Duration::from_millis(10));
-        }
-    }
-}
 
 /// Plays one 4-player game with the scripted bot in seat 0 and three built-in bots.
 fn one_game(name: &str, mode: &str, turn: u32, startup_ms: &str) -> (GameRecord, String) {
@@ -53,47 +16,25 @@ fn one_game(name: &str, mode: &str, turn: u32, startup_ms: &str) -> (GameRecord,
 fn game_with(dir: &Path, bot: &str, startup_ms: &str) -> (GameRecord, String) {
     let pids = dir.join("pids");
     let record = dir.join("games.jsonl");
-    let args = vec![
-        "match",
-        bot,
-        "builtin:random",
-        "builtin:greedy",
-        "builtin:random",
-        "--seed",
-        "5",
-        "--move-ms",
-        "400",
-        "--startup-ms",
-        startup_ms,
-        "--grace-ms",
-        "200",
+    let out = multiversi("match")
+        .args(&[bot, "builtin:random", "builtin:greedy", "builtin:random"])
+        .args(&[
+            "--seed",
+            "5",
+            "--move-ms",
+            "400",
+            "--startup-ms",
+            startup_ms,
+        ])
+        .args(&["--grace-ms", "200"])
         // Some of these bots never answer start; the game is still played and recorded.
-        "--keep-going",
-        "--record",
-        record.to_str().unwrap(),
-    ];
-    let out = run(&args);
-    assert!(out.status.success(), "{bot}: {}", stderr(&out));
+        .arg("--keep-going")
+        .record(&record)
+        .ok();
     assert_no_process_left(&pids);
     let mut records = read_records(&record);
     assert_eq!(records.len(), 1);
-    (records.remove(0), stderr(&out))
-}
-
-/// The game went on without seat 0 from the fault on, and seat 0 ranks last.
-pub fn check_disqualified(r: &GameRecord, ply: u32) {
-    check_record(r);
-    assert_eq!(r.faults.len(), 1, "{:?}", r.faults);
-    assert_eq!(r.faults[0].seat, 0);
-    assert_eq!(r.faults[0].ply, ply);
-    assert!(r.moves.iter().all(|m| m.seat != 0 || m.ply < ply));
-    assert!(r.moves.iter().any(|m| m.ply > ply), "the game went on");
-    assert!(
-        !r.final_rows.iter().any(|row| row.contains('.')),
-        "the board was filled"
-    );
-    assert_eq!(r.ranking.last(), Some(&vec![0]));
-    assert_ne!(r.result, multiversi::rules::Outcome::Win { winner: 0 });
+    (records.remove(0), out.stderr())
 }
 
 #[test]
@@ -184,10 +125,9 @@ fn each_fault_kind_is_recorded_and_the_game_goes_on() {
 fn faults_before_the_first_move() {
     // A shell bot starts fast even on a loaded machine, so a short startup limit is safe here.
     let dir = temp_dir("no-ready");
-    let bot = format!(
-        "sh -c 'echo $$ >> \"{}\"; exec sleep 100'",
-        dir.join("pids").display()
-    );
+    let pids = dir.join("pids");
+    let script = format!("echo $$ >> {}; exec sleep 100", shell_word(utf8(&pids)));
+    let bot = bot_cmd(&["sh", "-c", &script]);
     let (r, _) = game_with(&dir, &bot, "1000");
     assert_eq!(r.faults[0].kind, FaultKind::Timeout);
     assert!(r.faults[0].detail.contains("no ready within 1000 ms"));
@@ -252,21 +192,20 @@ fn half_the_limit_is_never_flagged_past_it_always_is() {
     let record = dir.join("games.jsonl");
     let half = bad_bot(&pids, "slow", 5, "200");
     let late = bad_bot(&pids, "slow", 5, "800");
-    let out = run(&[
-        "match",
-        &half,
-        &late,
-        "builtin:random",
-        "--move-ms",
-        "400",
-        "--startup-ms",
-        "10000",
-        "--grace-ms",
-        "200",
-        "--record",
-        record.to_str().unwrap(),
-    ]);
-    assert!(out.status.success(), "{}", stderr(&out));
+    multiversi("match")
+        .args(&[
+            &half,
+            &late,
+            "builtin:random",
+            "--move-ms",
+            "400",
+            "--startup-ms",
+            "10000",
+            "--grace-ms",
+            "200",
+        ])
+        .record(&record)
+        .ok();
     assert_no_process_left(&pids);
     let r = &read_records(&record)[0];
     check_record(r);
@@ -296,23 +235,22 @@ fn bots_are_kept_alive_between_games_and_restarted_after_a_crash() {
     let record = dir.join("games.jsonl");
     let crash = bad_bot(&pids, "crash", 2, "0");
     let good = bad_bot(&pids, "good", 0, "0");
-    let out = run(&[
-        "match",
-        &crash,
-        &good,
-        "builtin:random",
-        "--games",
-        "3",
-        "--move-ms",
-        "400",
-        "--startup-ms",
-        "10000",
-        "--grace-ms",
-        "200",
-        "--record",
-        record.to_str().unwrap(),
-    ]);
-    assert!(out.status.success(), "{}", stderr(&out));
+    let out = multiversi("match")
+        .args(&[
+            &crash,
+            &good,
+            "builtin:random",
+            "--games",
+            "3",
+            "--move-ms",
+            "400",
+            "--startup-ms",
+            "10000",
+            "--grace-ms",
+            "200",
+        ])
+        .record(&record)
+        .ok();
     assert_no_process_left(&pids);
     let records = read_records(&record);
     assert_eq!(records.len(), 3);
@@ -324,7 +262,7 @@ fn bots_are_kept_alive_between_games_and_restarted_after_a_crash() {
     let started = std::fs::read_to_string(&pids).unwrap().lines().count();
     assert_eq!(started, 4);
     // The table: the crashing bot lost all three games with three faults.
-    let table = stdout(&out);
+    let table = out.stdout();
     let row = table_row(&table, "bad-crash").expect("a row for the crashing bot");
     let counts = ["games", "wins", "draws", "losses", "faults"].map(|c| row[c].as_str());
     assert_eq!(counts, ["3", "0", "0", "3", "3"], "{table}");
@@ -337,29 +275,28 @@ fn logs_working_directories_and_game_clocks() {
     let logs = dir.join("logs");
     let record = dir.join("games.jsonl");
     // Bot 1 names its script relative to its working directory.
-    let crash = format!("python3 bad.py {} crash 2 0", quote(&pids));
+    let crash = bot_cmd(&["python3", "bad.py", utf8(&pids), "crash", "2", "0"]);
     let cwd = format!("1={}/tests/bots", env!("CARGO_MANIFEST_DIR"));
     // Bot 2 answers in 150 ms against a 400 ms game clock: it runs out by its third turn.
     let slow = bad_bot(&pids, "slow", 10, "150");
-    let out = run(&[
-        "match",
-        &crash,
-        &slow,
-        "builtin:random",
-        "--cwd",
-        &cwd,
-        "--log-dir",
-        logs.to_str().unwrap(),
-        "--clock-ms",
-        "400",
-        "--startup-ms",
-        "10000",
-        "--grace-ms",
-        "200",
-        "--record",
-        record.to_str().unwrap(),
-    ]);
-    assert!(out.status.success(), "{}", stderr(&out));
+    multiversi("match")
+        .args(&[
+            &crash,
+            &slow,
+            "builtin:random",
+            "--cwd",
+            &cwd,
+            "--clock-ms",
+            "400",
+            "--startup-ms",
+            "10000",
+            "--grace-ms",
+            "200",
+        ])
+        .arg("--log-dir")
+        .arg(&logs)
+        .record(&record)
+        .ok();
     assert_no_process_left(&pids);
     let r = &read_records(&record)[0];
     check_record(r);
@@ -401,21 +338,20 @@ fn a_bot_that_exits_between_games_is_started_again_without_a_fault() {
     let pids = dir.join("pids");
     let record = dir.join("games.jsonl");
     let quitter = bad_bot(&pids, "quit-after-end", 0, "0");
-    let out = run(&[
-        "match",
-        &quitter,
-        "builtin:random",
-        "builtin:greedy",
-        "--games",
-        "3",
-        "--startup-ms",
-        "10000",
-        "--grace-ms",
-        "200",
-        "--record",
-        record.to_str().unwrap(),
-    ]);
-    assert!(out.status.success(), "{}", stderr(&out));
+    multiversi("match")
+        .args(&[
+            &quitter,
+            "builtin:random",
+            "builtin:greedy",
+            "--games",
+            "3",
+            "--startup-ms",
+            "10000",
+            "--grace-ms",
+            "200",
+        ])
+        .record(&record)
+        .ok();
     assert_no_process_left(&pids);
     let records = read_records(&record);
     assert_eq!(records.len(), 3);
@@ -430,23 +366,22 @@ fn a_bot_that_floods_stderr_is_never_stalled_and_its_log_is_capped() {
     let logs = dir.join("logs");
     let record = dir.join("games.jsonl");
     let chatty = bad_bot(&pids, "chatty", 0, "0");
-    let out = run(&[
-        "match",
-        &chatty,
-        "builtin:random",
-        "builtin:greedy",
-        "--move-ms",
-        "3000",
-        "--startup-ms",
-        "10000",
-        "--grace-ms",
-        "200",
-        "--log-dir",
-        logs.to_str().unwrap(),
-        "--record",
-        record.to_str().unwrap(),
-    ]);
-    assert!(out.status.success(), "{}", stderr(&out));
+    multiversi("match")
+        .args(&[
+            &chatty,
+            "builtin:random",
+            "builtin:greedy",
+            "--move-ms",
+            "3000",
+            "--startup-ms",
+            "10000",
+            "--grace-ms",
+            "200",
+        ])
+        .arg("--log-dir")
+        .arg(&logs)
+        .record(&record)
+        .ok();
     assert_no_process_left(&pids);
     let r = &read_records(&record)[0];
     assert!(r.faults.is_empty(), "{:?}", r.faults);

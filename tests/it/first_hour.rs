@@ -1,9 +1,9 @@
 //! A bot author's first hour: the messages a person sees when a bot or a command line goes wrong
 //! in the usual ways, checked as they appear on the terminal.
 
+use crate::support::samples;
 use crate::support::*;
 use std::path::Path;
-use std::process::Output;
 
 /// Writes a Python bot into `dir` and returns its path.
 fn script(dir: &Path, name: &str, body: &str) -> std::path::PathBuf {
@@ -13,13 +13,13 @@ fn script(dir: &Path, name: &str, body: &str) -> std::path::PathBuf {
 }
 
 /// One game of `bot` against two built-in bots, run in `dir`.
-fn match_in(dir: &Path, args: &[&str], unbuffered: bool) -> Output {
-    let mut command = multiversi();
-    command.current_dir(dir).arg("match").args(args);
-    if !unbuffered {
-        command.env_remove("PYTHONUNBUFFERED");
+fn match_in(dir: &Path, args: &[&str], unbuffered: bool) -> Run {
+    let command = multiversi("match").current_dir(dir).args(args);
+    if unbuffered {
+        command.run()
+    } else {
+        command.env_remove("PYTHONUNBUFFERED").run()
     }
-    command.output().expect("multiversi runs")
 }
 
 const CHATTY: &str = "import sys, json\n\
@@ -41,19 +41,18 @@ fn debug_output_on_stdout_is_shown_with_its_likely_cause() {
         ],
         true,
     );
-    let err = stderr(&out);
+    let err = out.stderr();
     assert_eq!(out.status.code(), Some(0), "{err}");
-    // The same mistake in every game: explained in full once, then a line per game.
+    // The same mistake in every game: explained in full once, counted after that, and summed
+    // up per bot at the end.
     assert_eq!(
         err.matches("disqualified at ply 0: malformed").count(),
-        3,
+        1,
         "{err}"
     );
     assert_eq!(err.matches("received:").count(), 1, "{err}");
-    assert_eq!(
-        err.matches("(the same fault as before: see the first time above)")
-            .count(),
-        2,
+    assert!(
+        err.contains("faults in this run, by bot (each kind explained above the first time):\n  chatty: 3 (malformed 3)\n"),
         "{err}"
     );
     assert!(
@@ -89,17 +88,10 @@ fn a_bot_that_does_not_flush_is_asked_about_flushing() {
         ],
         false,
     );
-    let err = stderr(&out);
-    assert!(
-        err.contains(
-            "bot 'noflush' (seat 0, black) disqualified at ply 0: timeout: no ready within 1000 ms"
-        ),
-        "{err}"
-    );
-    assert!(
-        err.contains("hint: does the bot flush stdout after each line?"),
-        "{err}"
-    );
+    let err = out.stderr();
+    // One message: the stop says what the bot did; no fault message for a game not recorded.
+    assert!(!err.contains("disqualified"), "{err}");
+    assert_eq!(err.matches("never answered start").count(), 2, "{err}");
     // It never answered start, so the match stops; still running at the limit, it was not a
     // wrong path, and the stop says so.
     assert_eq!(out.status.code(), Some(4), "{err}");
@@ -134,7 +126,7 @@ for line in sys.stdin:\n    print(json.dumps(answer(json.loads(line))), flush=Tr
         ],
         true,
     );
-    let err = stderr(&out);
+    let err = out.stderr();
     assert!(
         err.contains(
             "bot 'crashy' (seat 0, black) disqualified at ply 0: crash: exited (exit code 1)"
@@ -183,7 +175,7 @@ fn forgotten_quotes_say_what_to_type() {
         ],
         true,
     );
-    let err = stderr(&out);
+    let err = out.stderr();
     assert_eq!(out.status.code(), Some(2), "{err}");
     assert!(
         err.starts_with("multiversi: bot 1 is 'python3' alone"),
@@ -193,35 +185,19 @@ fn forgotten_quotes_say_what_to_type() {
     let exe = env!("CARGO_BIN_EXE_multiversi");
     assert!(
         err.contains(&format!(
-            "\n  {exe} match \"python3 mybot.py\" builtin:greedy builtin:random --games 4\n"
+            "\n  {} match \"python3 mybot.py\" builtin:greedy builtin:random --games 4\n",
+            shell_word(exe)
         )),
         "{err}"
     );
     // ...and found on PATH, with its name.
-    let bin_dir = Path::new(exe).parent().expect("a directory");
-    let path = format!(
-        "{}:{}",
-        bin_dir.display(),
-        std::env::var("PATH").unwrap_or_default()
-    );
-    let out = std::process::Command::new("multiversi")
-        .env("PATH", path)
+    TestCommand::on_path("match")
         .current_dir(&dir)
-        .args([
-            "match",
-            "python3",
-            "mybot.py",
-            "builtin:greedy",
-            "builtin:random",
-        ])
-        .output()
-        .expect("multiversi runs from PATH");
-    assert!(
-        stderr(&out)
-            .contains("\n  multiversi match \"python3 mybot.py\" builtin:greedy builtin:random\n"),
-        "{}",
-        stderr(&out)
-    );
+        .args(&["python3", "mybot.py", "builtin:greedy", "builtin:random"])
+        .run()
+        .assert_stderr_has(
+            "\n  multiversi match \"python3 mybot.py\" builtin:greedy builtin:random\n",
+        );
 }
 
 #[test]
@@ -233,7 +209,7 @@ fn a_script_in_the_current_directory_is_not_on_path() {
         &["mybot.py", "builtin:greedy", "builtin:random"],
         true,
     );
-    let err = stderr(&out);
+    let err = out.stderr();
     assert_eq!(out.status.code(), Some(4), "{err}");
     assert!(
         err.contains(
@@ -254,7 +230,7 @@ fn a_script_that_is_not_executable_names_its_interpreter() {
         &["./mybot.js --fast", "builtin:greedy", "builtin:random"],
         true,
     );
-    let err = stderr(&out);
+    let err = out.stderr();
     assert_eq!(out.status.code(), Some(4), "{err}");
     assert!(
         err.contains(
@@ -269,10 +245,9 @@ fn a_script_that_is_not_executable_names_its_interpreter() {
 fn bots_are_named_apart_and_keep_the_name_they_gave() {
     let dir = temp_dir("first-hour-names");
     let record = dir.join("games.jsonl");
-    let out = multiversi()
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .args([
-            "match",
+    let out = multiversi("match")
+        .current_dir(repo())
+        .args(&[
             "python3 bots/python/starter.py",
             "node bots/js/starter.js",
             "builtin:random",
@@ -280,13 +255,11 @@ fn bots_are_named_apart_and_keep_the_name_they_gave() {
             "3=dice",
             "--move-ms",
             "2000",
-            "--record",
         ])
-        .arg(&record)
-        .output()
-        .unwrap();
-    let table = stdout(&out);
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+        .record(&record)
+        .run();
+    let table = out.stdout();
+    out.assert_code(0);
     assert!(
         table.lines().next().unwrap().ends_with("ready as"),
         "{table}"
@@ -310,19 +283,20 @@ fn bots_are_named_apart_and_keep_the_name_they_gave() {
 
 #[test]
 fn two_bots_given_one_name_is_an_error() {
-    let out = run(&[
-        "match",
-        "builtin:random",
-        "builtin:greedy",
-        "builtin:random",
-        "--name",
-        "1=x",
-        "--name",
-        "2=x",
-    ]);
-    assert_eq!(out.status.code(), Some(2));
+    let out = multiversi("match")
+        .args(&[
+            "builtin:random",
+            "builtin:greedy",
+            "builtin:random",
+            "--name",
+            "1=x",
+            "--name",
+            "2=x",
+        ])
+        .run();
+    out.assert_code(2);
     assert_eq!(
-        stderr(&out),
+        out.stderr(),
         "multiversi: --name 2=x: bot 1 has that name too; give each bot its own\n"
     );
 }
@@ -330,30 +304,25 @@ fn two_bots_given_one_name_is_an_error() {
 /// Sample games written to a record file in a fresh directory.
 fn sample_file(name: &str, games: &[multiversi::record::GameRecord]) -> std::path::PathBuf {
     let path = temp_dir(name).join("games.jsonl");
-    crate::records::write(&path, games);
+    samples::write(&path, games);
     path
 }
 
 #[test]
 fn replay_into_a_closed_pipe_stops_quietly() {
-    let path = sample_file("first-hour-pipe", &crate::records::sample_games());
-    let mut child = multiversi()
-        .arg("replay")
+    let path = sample_file("first-hour-pipe", &samples::sample_games());
+    // The reader is gone before a byte is read, as `| head` once it has its lines.
+    let out = multiversi("replay")
         .arg(&path)
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    // The reader goes away before a byte is read, as `| head` does once it has its lines.
-    drop(child.stdout.take());
-    let out = child.wait_with_output().unwrap();
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
-    assert_eq!(stderr(&out), "");
+        .stdout_to(closed_pipe())
+        .run();
+    out.assert_code(0);
+    assert_eq!(out.stderr(), "");
 }
 
 #[test]
 fn replay_keeps_the_time_column_aligned_with_many_flips() {
-    let mut games = crate::records::sample_games();
+    let mut games = samples::sample_games();
     let squares: Vec<multiversi::rules::Square> =
         ["a1", "b1", "c1", "d1", "e1", "f1", "g1", "h1", "a2"]
             .iter()
@@ -361,8 +330,8 @@ fn replay_keeps_the_time_column_aligned_with_many_flips() {
             .collect();
     games[0].moves[4].flips = squares;
     let path = sample_file("first-hour-columns", &games[..1]);
-    let out = run(&["replay", path.to_str().unwrap()]);
-    let text = stdout(&out);
+    let out = multiversi("replay").arg(&path).run();
+    let text = out.stdout();
     let ends: Vec<usize> = text
         .lines()
         .filter(|l| l.ends_with(" ms"))
@@ -378,17 +347,19 @@ fn replay_keeps_the_time_column_aligned_with_many_flips() {
 
 #[test]
 fn replay_says_when_a_game_id_is_ambiguous() {
-    let games = crate::records::sample_games();
+    let games = samples::sample_games();
     let path = sample_file(
         "first-hour-ambiguous",
         &[games[0].clone(), games[1].clone(), games[0].clone()],
     );
     let id = games[0].game.clone();
-    let out = run(&["replay", path.to_str().unwrap(), "--game", &id]);
-    assert_eq!(out.status.code(), Some(2));
+    let out = multiversi("replay")
+        .args(&[path.to_str().unwrap(), "--game", &id])
+        .run();
+    out.assert_code(2);
     let p = path.display();
     assert_eq!(
-        stderr(&out),
+        out.stderr(),
         format!(
             "multiversi: game id '{id}' is ambiguous: 2 games have it; give the number of one: \
              1 ({p}:1, started {s}), 3 ({p}:3, started {s})\n",
@@ -396,17 +367,14 @@ fn replay_says_when_a_game_id_is_ambiguous() {
         )
     );
     // Its number picks one.
-    let out = run(&["replay", path.to_str().unwrap(), "--game", "3"]);
-    assert!(
-        stdout(&out).contains(&format!("({p}:3)")),
-        "{}",
-        stdout(&out)
-    );
+    let out = multiversi("replay")
+        .args(&[path.to_str().unwrap(), "--game", "3"])
+        .run();
+    out.assert_stdout_has(&format!("({p}:3)"));
 }
 
 #[test]
 fn the_hand_typed_messages_of_the_starter_readme_are_accepted() {
-    use std::io::Write;
     let readme =
         std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/bots/README.md")).unwrap();
     let block = readme
@@ -416,26 +384,17 @@ fn the_hand_typed_messages_of_the_starter_readme_are_accepted() {
         .expect("a json block in bots/README.md");
     let lines: Vec<&str> = block.lines().filter(|l| l.starts_with('{')).collect();
     assert_eq!(lines.len(), 2, "{block}");
-    let mut child = multiversi()
-        .args(["bot", "best", "--seed", "1"])
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(block.as_bytes())
-        .unwrap();
-    let out = child.wait_with_output().unwrap();
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
-    let answers: Vec<serde_json::Value> = stdout(&out)
+    let out = multiversi("bot")
+        .args(&["best", "--seed", "1"])
+        .stdin(block.as_bytes())
+        .run();
+    out.assert_code(0);
+    let answers: Vec<serde_json::Value> = out
+        .stdout()
         .lines()
         .map(|l| serde_json::from_str(l).unwrap())
         .collect();
-    assert_eq!(answers.len(), 2, "{}", stdout(&out));
+    assert_eq!(answers.len(), 2, "{}", out.stdout());
     assert_eq!(answers[0]["type"], "ready");
     assert_eq!(answers[1]["type"], "move");
     let turn: serde_json::Value = serde_json::from_str(lines[1]).unwrap();
@@ -446,27 +405,19 @@ fn the_hand_typed_messages_of_the_starter_readme_are_accepted() {
 /// `match --show` with its stdout on a pseudo-terminal: what the terminal received.
 fn show_on_a_terminal(no_color: bool) -> String {
     use std::io::Read;
-    let (mut master, slave) = crate::replay_tty::open_pty(60);
-    let mut command = multiversi();
-    command
-        .args([
-            "match",
-            "builtin:greedy",
-            "builtin:random",
-            "builtin:random",
-            "--show",
-            "--seed",
-            "3",
-        ])
-        .stdout(std::process::Stdio::from(slave))
-        .stderr(std::process::Stdio::piped());
-    if no_color {
-        command.env("NO_COLOR", "1");
+    let (mut master, slave) = open_pty(60);
+    let command = multiversi("match")
+        .args(&["builtin:greedy", "builtin:random", "builtin:random"])
+        .args(&["--show", "--seed", "3"])
+        .stdout_to(slave);
+    let command = if no_color {
+        command.env("NO_COLOR", "1")
     } else {
-        command.env_remove("NO_COLOR").env("TERM", "xterm-256color");
-    }
-    let child = command.spawn().unwrap();
-    drop(command); // our copy of the terminal's slave side, so that its end is seen
+        command.env_remove("NO_COLOR").env("TERM", "xterm-256color")
+    };
+    // Started, the command is gone, and with it our copy of the terminal's slave side, so that
+    // its end is seen.
+    let child = command.spawn();
     let mut text = Vec::new();
     let mut buf = [0u8; 65536];
     // The master reads until every holder of the slave side is gone (then EIO).
@@ -476,8 +427,7 @@ fn show_on_a_terminal(no_color: bool) -> String {
         }
         text.extend_from_slice(&buf[..n]);
     }
-    let out = child.wait_with_output().unwrap();
-    assert!(out.status.success(), "{}", stderr(&out));
+    child.finish().assert_ok();
     String::from_utf8_lossy(&text).replace("\r\n", "\n")
 }
 
@@ -501,4 +451,37 @@ fn show_numbers_moves_like_replay_and_draws_in_colour_on_a_terminal() {
         "{plain}"
     );
     assert!(plain.contains("game "), "{plain}");
+}
+
+/// A bot whose script does not exist: one message (never answered start, why, the hint), exit 4,
+/// and no record file left behind for a match that recorded nothing.
+#[test]
+fn a_missing_script_gives_one_message_and_leaves_no_record_file() {
+    let dir = temp_dir("first-hour-missing-script");
+    let out = match_in(
+        &dir,
+        &[
+            "python3 no_such_bot.py",
+            "builtin:greedy",
+            "builtin:random",
+            "--record",
+            "games.jsonl",
+        ],
+        true,
+    );
+    let err = out.stderr();
+    assert_eq!(out.status.code(), Some(4), "{err}");
+    assert!(!err.contains("disqualified"), "{err}");
+    assert!(!err.contains("game(s) recorded in"), "{err}");
+    assert_eq!(err.matches("multiversi: ").count(), 1, "{err}");
+    assert!(
+        err.starts_with("multiversi: stopped: bot no_such_bot never answered start")
+            && err.contains("no_such_bot.py")
+            && err.contains("a wrong path often starts an interpreter"),
+        "{err}"
+    );
+    assert!(
+        !dir.join("games.jsonl").exists(),
+        "an empty record file was left"
+    );
 }

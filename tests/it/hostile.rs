@@ -2,44 +2,24 @@
 //! that die between their turns, floods on stdout and stderr, lines at the cap, squares that
 //! name nothing. Each test pins down one defect found by such bots.
 
-use crate::faults::assert_no_process_left;
-use crate::matches::check_record;
 use crate::support::*;
 use multiversi::record::{FaultKind, GameRecord};
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
 use std::time::{Duration, Instant};
 
-/// The command line of the scripted bot.
-fn bad_bot(pids: &Path, mode: &str, turn: u32, arg: &str) -> String {
-    format!(
-        "python3 {}/tests/bots/bad.py {} {mode} {turn} {arg}",
-        env!("CARGO_MANIFEST_DIR"),
-        pids.display()
-    )
-}
-
 /// Runs a match of `bots` with `extra` options, checks that it succeeded and left no scripted
 /// process behind, and returns its records.
 fn play(dir: &Path, bots: &[String], extra: &[&str]) -> (Vec<GameRecord>, String) {
     let record = dir.join("games.jsonl");
-    let mut args: Vec<&str> = vec!["match"];
-    args.extend(bots.iter().map(String::as_str));
-    args.extend([
-        "--seed",
-        "3",
-        "--startup-ms",
-        "10000",
-        "--grace-ms",
-        "200",
-        "--record",
-        record.to_str().unwrap(),
-    ]);
-    args.extend(extra);
-    let out = run(&args);
-    assert!(out.status.success(), "{bots:?}: {}", stderr(&out));
+    let out = multiversi("match")
+        .args_os(bots)
+        .args(&["--seed", "3", "--startup-ms", "10000", "--grace-ms", "200"])
+        .record(&record)
+        .args(extra)
+        .ok();
     assert_no_process_left(&dir.join("pids"));
-    (read_records(&record), stderr(&out))
+    (read_records(&record), out.stderr())
 }
 
 /// The seat of the scripted bot playing `mode`.
@@ -52,8 +32,11 @@ fn seat_of(r: &GameRecord, mode: &str) -> usize {
 
 /// `replay --verify` accepts every game of the record file.
 fn verify_holds(path: &Path) {
-    let out = run(&["replay", "--verify", path.to_str().unwrap()]);
-    assert_eq!(out.status.code(), Some(0), "{}", stdout(&out));
+    multiversi("replay")
+        .arg("--verify")
+        .arg(path)
+        .run()
+        .assert_code(0);
 }
 
 #[test]
@@ -163,26 +146,20 @@ fn peak_rss_of_a_match_with(dir: &Path, flooder: &str) -> (u64, GameRecord) {
     let pids = dir.join("pids");
     let record = dir.join("games.jsonl");
     let linger = bad_bot(&pids, "linger", 0, "0");
-    let mut referee = multiversi()
-        .args([
-            "match",
+    let referee = multiversi("match")
+        .args(&[
             flooder,
             &linger,
             "builtin:random",
             "builtin:greedy",
             "--seed",
             "4",
-            "--startup-ms",
-            "10000",
-            "--grace-ms",
-            "1000",
-            "--record",
-            record.to_str().unwrap(),
         ])
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("referee starts");
+        .args(&["--startup-ms", "10000", "--grace-ms", "1000"])
+        .record(&record)
+        .stdout_to(Stdio::null())
+        .stderr_to(Stdio::null())
+        .spawn();
     let until = Instant::now() + Duration::from_secs(60);
     let mut peak = None;
     while Instant::now() < until {
@@ -194,8 +171,7 @@ fn peak_rss_of_a_match_with(dir: &Path, flooder: &str) -> (u64, GameRecord) {
         }
         std::thread::sleep(Duration::from_millis(5));
     }
-    let status = referee.wait().expect("referee ends");
-    assert!(status.success(), "{flooder}: {status:?}");
+    referee.finish().assert_ok();
     assert_no_process_left(&pids);
     let peak = peak.expect("the referee's peak memory, read while it was still running");
     (peak, read_records(&record).remove(0))
@@ -321,16 +297,13 @@ fn the_log_cap_holds_per_bot_across_restarts_and_an_unopenable_log_exits_5() {
     // A log that cannot be opened (its name is taken by a directory) is output that cannot be
     // written: exit 5, naming the file; no bot is started.
     std::fs::create_dir_all(logs.join("bot1-random.log")).unwrap();
-    let out = run(&[
-        "match",
-        "builtin:random",
-        "builtin:greedy",
-        "builtin:random",
-        "--log-dir",
-        logs.to_str().unwrap(),
-    ]);
-    assert_eq!(out.status.code(), Some(5), "{}", stderr(&out));
-    assert!(stderr(&out).contains("bot1-random.log"), "{}", stderr(&out));
+    multiversi("match")
+        .args(&["builtin:random", "builtin:greedy", "builtin:random"])
+        .arg("--log-dir")
+        .arg(&logs)
+        .run()
+        .assert_code(5)
+        .assert_stderr_has("bot1-random.log");
 }
 
 #[test]
@@ -340,13 +313,14 @@ fn log_protocol_keeps_every_line_both_ways_with_the_time() {
     let plain = dir.join("plain");
     let bots = ["builtin:random", "builtin:greedy", "builtin:random"];
     for (logs, protocol) in [(&logs, true), (&plain, false)] {
-        let mut args = vec!["match", "--seed", "2", "--log-dir", logs.to_str().unwrap()];
-        args.extend(bots);
+        let command = multiversi("match")
+            .args(&["--seed", "2", "--log-dir", logs.to_str().unwrap()])
+            .args(&bots);
         if protocol {
-            args.push("--log-protocol");
+            command.arg("--log-protocol").ok();
+        } else {
+            command.ok();
         }
-        let out = run(&args);
-        assert!(out.status.success(), "{}", stderr(&out));
     }
     let log = std::fs::read_to_string(logs.join("bot2-greedy.log")).expect("log");
     let lines: Vec<&str> = log.lines().collect();
@@ -400,24 +374,22 @@ fn control_characters_from_a_bot_never_reach_a_terminal_raw() {
     let dir = temp_dir("hostile-escapes");
     let pids = dir.join("pids");
     let record = dir.join("games.jsonl");
-    let out = run(&[
-        "match",
-        &bad_bot(&pids, "escapes", 1, "0"),
-        "builtin:random",
-        "builtin:greedy",
-        "--show",
-        "--startup-ms",
-        "10000",
-        "--record",
-        record.to_str().unwrap(),
-    ]);
-    assert!(out.status.success(), "{}", stderr(&out));
-    let replay = run(&["replay", record.to_str().unwrap()]);
-    assert!(replay.status.success(), "{}", stderr(&replay));
+    let out = multiversi("match")
+        .args(&[
+            &bad_bot(&pids, "escapes", 1, "0"),
+            "builtin:random",
+            "builtin:greedy",
+            "--show",
+            "--startup-ms",
+            "10000",
+        ])
+        .record(&record)
+        .ok();
+    let replay = multiversi("replay").arg(&record).ok();
     for (what, bytes) in [
-        ("match stdout", &out.stdout),
-        ("match stderr", &out.stderr),
-        ("replay", &replay.stdout),
+        ("match stdout", out.stdout_bytes()),
+        ("match stderr", out.stderr_bytes()),
+        ("replay", replay.stdout_bytes()),
     ] {
         let text = String::from_utf8_lossy(bytes);
         assert!(!bytes.contains(&0x1b), "{what} has a raw ESC:\n{text}");
@@ -427,12 +399,7 @@ fn control_characters_from_a_bot_never_reach_a_terminal_raw() {
             "{what} has a forged line:\n{text}"
         );
     }
-    let all = format!(
-        "{}{}{}",
-        stdout(&out),
-        stderr(&out),
-        String::from_utf8_lossy(&replay.stdout)
-    );
+    let all = format!("{}{}{}", out.stdout(), out.stderr(), replay.stdout());
     assert!(all.contains("evil\\u{1b}[2J\\nforged line"), "{all}");
     let r = &read_records(&record)[0];
     let s = seat_of(r, "escapes");

@@ -1,27 +1,24 @@
 //! The runner shared by `match` and `league`: games in parallel, records that never interleave
 //! or repeat, seatings, bots that never answer, resumable leagues.
 
-use crate::support::{read_records, run, stderr, stdout, table_row, temp_dir};
+use crate::support::{
+    bot_cmd, check_record, closed_pipe, multiversi, read_records, shell_word, table_row, temp_dir,
+    toml_string, utf8, Run,
+};
 use std::collections::HashSet;
 
-fn random_match(record: &std::path::Path, games: &str, extra: &[&str]) -> std::process::Output {
-    let mut args = vec![
-        "match",
-        "builtin:random",
-        "builtin:random",
-        "builtin:greedy",
-        "builtin:random",
-        "--seed",
-        "11",
-        "--move-ms",
-        "200",
-        "--games",
-        games,
-        "--record",
-        record.to_str().unwrap(),
-    ];
-    args.extend_from_slice(extra);
-    run(&args)
+fn random_match(record: &std::path::Path, games: &str, extra: &[&str]) -> Run {
+    multiversi("match")
+        .args(&[
+            "builtin:random",
+            "builtin:random",
+            "builtin:greedy",
+            "builtin:random",
+        ])
+        .args(&["--seed", "11", "--move-ms", "200", "--games", games])
+        .record(record)
+        .args(extra)
+        .run()
 }
 
 #[test]
@@ -29,11 +26,11 @@ fn a_match_on_two_workers_plays_every_seating_once() {
     let dir = temp_dir("match-concurrency");
     let record = dir.join("games.jsonl");
     let out = random_match(&record, "30", &["--concurrency", "2"]);
-    assert!(out.status.success(), "{}", stderr(&out));
+    out.assert_ok();
     assert!(
-        stderr(&out).contains("30 game(s) recorded in") && stderr(&out).contains("holds 30"),
+        out.stderr().contains("30 game(s) recorded in") && out.stderr().contains("holds 30"),
         "{}",
-        stderr(&out)
+        out.stderr()
     );
     let records = read_records(&record);
     assert_eq!(records.len(), 30);
@@ -52,10 +49,10 @@ fn a_match_on_two_workers_plays_every_seating_once() {
         .collect();
     assert_eq!(orders.len(), 24);
     for r in &records {
-        crate::matches::check_record(r);
+        check_record(r);
     }
     // The table counts every game of every bot.
-    let table = stdout(&out);
+    let table = out.stdout();
     let row = table_row(&table, "greedy").expect("greedy's row");
     assert_eq!(row["games"], "30", "{table}");
 }
@@ -65,14 +62,14 @@ fn a_record_file_cut_mid_line_gets_the_next_game_on_a_line_of_its_own() {
     let dir = temp_dir("match-cut-line");
     let record = dir.join("games.jsonl");
     let out = random_match(&record, "1", &[]);
-    assert!(out.status.success(), "{}", stderr(&out));
+    out.assert_ok();
     // A kill in the middle of a write leaves a line without its end.
     let mut text = std::fs::read(&record).unwrap();
     let cut = text.len() / 2;
     text.truncate(cut);
     std::fs::write(&record, &text).unwrap();
     let out = random_match(&record, "2", &[]);
-    assert!(out.status.success(), "{}", stderr(&out));
+    out.assert_ok();
     let text = std::fs::read_to_string(&record).unwrap();
     let lines: Vec<&str> = text.lines().collect();
     assert_eq!(lines.len(), 3, "{text}");
@@ -81,36 +78,24 @@ fn a_record_file_cut_mid_line_gets_the_next_game_on_a_line_of_its_own() {
         serde_json::from_str::<multiversi::record::GameRecord>(line).expect("a whole game");
     }
     // The summary counts games, not the damaged line.
-    assert!(
-        stderr(&out).contains("which now holds 2 game(s) and 1 damaged line(s)"),
-        "{}",
-        stderr(&out)
-    );
+    out.assert_stderr_has("which now holds 2 game(s) and 1 damaged line(s)");
 }
 
 #[test]
 fn matches_started_together_never_share_game_ids() {
     let dir = temp_dir("match-ids");
     let record = dir.join("games.jsonl");
+    // All three started before any is waited for.
     let children: Vec<_> = (0..3)
         .map(|_| {
-            crate::support::multiversi()
-                .args([
-                    "match",
-                    "--players",
-                    "3",
-                    "--move-ms",
-                    "20",
-                    "--games",
-                    "4",
-                    "--record",
-                    record.to_str().unwrap(),
-                ])
-                .output()
+            multiversi("match")
+                .args(&["--players", "3", "--move-ms", "20", "--games", "4"])
+                .record(&record)
+                .spawn()
         })
         .collect();
     for child in children {
-        assert!(child.unwrap().status.success());
+        child.finish().assert_ok();
     }
     let records = read_records(&record);
     assert_eq!(records.len(), 12);
@@ -134,37 +119,22 @@ fn a_bot_that_never_answers_start_stops_a_match_and_records_nothing_unless_told_
     let dir = temp_dir("match-silent");
     let record = dir.join("games.jsonl");
     // The file already holds two games of an earlier match and a line cut off by a kill.
-    assert!(random_match(&record, "2", &[]).status.success());
+    random_match(&record, "2", &[]).assert_ok();
     let mut earlier = std::fs::read(&record).unwrap();
     earlier.extend_from_slice(br#"{"format":"multiversi-game","version":1,"ga"#);
     std::fs::write(&record, &earlier).unwrap();
     let missing = dir.join("nosuchbot.py");
-    let bot = format!("python3 {}", missing.display());
-    let args = |extra: &[&'static str]| {
+    let bot = bot_cmd(&["python3", utf8(&missing)]);
+    let command = || {
         // 20 games are four deals: both workers start the bot at once.
-        let mut v: Vec<String> = vec![
-            "match".into(),
-            bot.clone(),
-            "builtin:random".into(),
-            "builtin:random".into(),
-            "--games".into(),
-            "20".into(),
-            "--move-ms".into(),
-            "50".into(),
-            "--concurrency".into(),
-            "2".into(),
-            "--record".into(),
-            record.to_str().unwrap().into(),
-        ];
-        v.extend(extra.iter().map(|s| s.to_string()));
-        v
+        multiversi("match")
+            .args(&[&bot, "builtin:random", "builtin:random", "--games", "20"])
+            .args(&["--move-ms", "50", "--concurrency", "2"])
+            .record(&record)
     };
-    let out = crate::support::multiversi()
-        .args(args(&[]))
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(4), "{}", stderr(&out));
-    let err = stderr(&out);
+    let out = command().run();
+    out.assert_code(4);
+    let err = out.stderr();
     assert!(err.contains("never answered start"), "{err}");
     assert!(err.contains("nosuchbot.py"), "{err}");
     assert!(err.contains("hint:"), "{err}");
@@ -180,22 +150,20 @@ fn a_bot_that_never_answers_start_stops_a_match_and_records_nothing_unless_told_
     // It stopped at once, and the games it lost are not in the file, which is as it was.
     assert_eq!(std::fs::read(&record).unwrap(), earlier);
     assert!(
-        stdout(&out).starts_with("no game finished yet: ") && stdout(&out).contains("nosuchbot"),
+        out.stdout().starts_with("no game finished yet: ") && out.stdout().contains("nosuchbot"),
         "{}",
-        stdout(&out)
+        out.stdout()
     );
 
-    let out = crate::support::multiversi()
-        .args(args(&["--keep-going"]))
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "{}", stderr(&out));
+    let out = command().arg("--keep-going").ok();
     assert_eq!(games_and_damaged(&record), (22, 1));
     assert!(
-        stderr(&out).contains("20 game(s) recorded in")
-            && stderr(&out).contains("which now holds 22 game(s) and 1 damaged line(s)"),
+        out.stderr().contains("20 game(s) recorded in")
+            && out
+                .stderr()
+                .contains("which now holds 22 game(s) and 1 damaged line(s)"),
         "{}",
-        stderr(&out)
+        out.stderr()
     );
 }
 
@@ -210,32 +178,28 @@ fn a_bot_that_answered_start_once_and_then_fails_to_start_has_ordinary_faults() 
         format!(
             "if [ -e \"$1\" ]; then echo 'started again: giving up' >&2; exit 3; fi\n\
              touch \"$1\"\nexec {} bench-bot\n",
-            env!("CARGO_BIN_EXE_multiversi")
+            shell_word(env!("CARGO_BIN_EXE_multiversi"))
         ),
     )
     .unwrap();
-    let bot = format!(
-        "sh {} {}",
-        crate::support::quote(&script),
-        crate::support::quote(&dir.join("started"))
-    );
-    let out = run(&[
-        "match",
-        &bot,
-        "builtin:random",
-        "builtin:random",
-        "--games",
-        "3",
-        "--restart",
-        "--concurrency",
-        "1",
-        "--name",
-        "1=once",
-        "--record",
-        record.to_str().unwrap(),
-    ]);
-    assert!(out.status.success(), "{}", stderr(&out));
-    assert!(!stderr(&out).contains("never answered"), "{}", stderr(&out));
+    let started = dir.join("started");
+    let bot = bot_cmd(&["sh", utf8(&script), utf8(&started)]);
+    let out = multiversi("match")
+        .args(&[
+            &bot,
+            "builtin:random",
+            "builtin:random",
+            "--games",
+            "3",
+            "--restart",
+            "--concurrency",
+            "1",
+            "--name",
+            "1=once",
+        ])
+        .record(&record)
+        .ok();
+    assert!(!out.stderr().contains("never answered"), "{}", out.stderr());
     let records = read_records(&record);
     assert_eq!(records.len(), 3);
     let crashes: Vec<_> = records
@@ -246,12 +210,17 @@ fn a_bot_that_answered_start_once_and_then_fails_to_start_has_ordinary_faults() 
     assert_eq!(crashes.len(), 2, "{records:?}");
 }
 
+/// The command of the benchmark's bot, which answers at once.
+fn bench_bot() -> String {
+    bot_cmd(&[env!("CARGO_BIN_EXE_multiversi"), "bench-bot"])
+}
+
 /// A league config of `bots` instant bots (the benchmark's bot) and the given extra keys.
 fn league_config(dir: &std::path::Path, bots: usize, extra: &str) -> std::path::PathBuf {
-    let bin = env!("CARGO_BIN_EXE_multiversi");
+    let command = toml_string(&bench_bot());
     let mut text = format!("name = \"t\"\nseed = 5\nplayers = 3\nmove_ms = 2000\n{extra}\n");
     for i in 0..bots {
-        text += &format!("[[bot]]\nname = \"b{i}\"\ncommand = \"{bin} bench-bot\"\n");
+        text += &format!("[[bot]]\nname = \"b{i}\"\ncommand = {command}\n");
     }
     let path = dir.join("league.toml");
     std::fs::write(&path, text).unwrap();
@@ -280,10 +249,8 @@ fn league_games(out: &std::path::Path) -> (Vec<u64>, usize) {
     (indices, damaged)
 }
 
-fn league(args: &[&str]) -> std::process::Output {
-    let mut all = vec!["league"];
-    all.extend_from_slice(args);
-    run(&all)
+fn league(args: &[&str]) -> Run {
+    multiversi("league").args(args).run()
 }
 
 #[test]
@@ -294,20 +261,20 @@ fn a_league_plays_every_deal_in_every_seating_and_resumes_with_nothing_to_do() {
     let out = dir.join("out");
     let (c, o) = (config.to_str().unwrap(), out.to_str().unwrap());
     let dry = league(&[c, "--out", o, "--dry-run"]);
-    assert!(dry.status.success(), "{}", stderr(&dry));
-    assert!(stdout(&dry).contains("10 deals"), "{}", stdout(&dry));
-    assert!(stdout(&dry).contains(": 60 games"), "{}", stdout(&dry));
+    dry.assert_ok();
+    dry.assert_stdout_has("10 deals");
+    dry.assert_stdout_has(": 60 games");
     assert!(!out_dir.exists(), "a dry run writes nothing");
 
     let first = league(&[c, "--out", o, "--concurrency", "2"]);
-    assert!(first.status.success(), "{}", stderr(&first));
+    first.assert_ok();
     assert!(out_dir.join("league.toml").exists());
     let records = read_records(&out_dir.join("games.jsonl"));
     assert_eq!(records.len(), 60);
     let mut by_deal: std::collections::HashMap<u64, Vec<&multiversi::record::GameRecord>> =
         Default::default();
     for r in &records {
-        crate::matches::check_record(r);
+        check_record(r);
         assert_eq!(r.opening, 3);
         assert_eq!(r.rules.blocked.len(), 2);
         assert!(r.moves[..3].iter().all(|m| m.ms == 0.0));
@@ -331,12 +298,8 @@ fn a_league_plays_every_deal_in_every_seating_and_resumes_with_nothing_to_do() {
         }
     }
     let again = league(&[c, "--out", o]);
-    assert!(again.status.success(), "{}", stderr(&again));
-    assert!(
-        stderr(&again).contains("0 game(s) to play"),
-        "{}",
-        stderr(&again)
-    );
+    again.assert_ok();
+    again.assert_stderr_has("0 game(s) to play");
     assert_eq!(read_records(&out_dir.join("games.jsonl")).len(), 60);
 }
 
@@ -347,7 +310,7 @@ fn a_league_grows_by_bots_and_rounds_and_refuses_other_changes() {
     let o = out.to_str().unwrap();
     let small = league_config(&dir, 4, "");
     let done = league(&[small.to_str().unwrap(), "--out", o]);
-    assert!(done.status.success(), "{}", stderr(&done));
+    done.assert_ok();
     let (before, _) = league_games(&out);
     assert_eq!(before.len(), 4 * 6);
     let old: Vec<multiversi::record::GameRecord> = read_records(&out.join("games.jsonl"));
@@ -355,12 +318,8 @@ fn a_league_grows_by_bots_and_rounds_and_refuses_other_changes() {
     // One bot more and a second round: C(5,3) = 10 deals a round, 2 rounds, 6 seatings.
     let grown = league_config(&dir, 5, "rounds = 2");
     let more = league(&[grown.to_str().unwrap(), "--out", o]);
-    assert!(more.status.success(), "{}", stderr(&more));
-    assert!(
-        stderr(&more).contains("96 game(s) to play"),
-        "{}",
-        stderr(&more)
-    );
+    more.assert_ok();
+    more.assert_stderr_has("96 game(s) to play");
     let (after, damaged) = league_games(&out);
     assert_eq!(damaged, 0);
     assert_eq!(after.len(), 120);
@@ -370,20 +329,12 @@ fn a_league_grows_by_bots_and_rounds_and_refuses_other_changes() {
 
     let reseeded = league_config(&dir, 5, "rounds = 2\nboards = [\"10x10\"]");
     let refused = league(&[reseeded.to_str().unwrap(), "--out", o]);
-    assert_eq!(refused.status.code(), Some(2));
-    assert!(
-        stderr(&refused).contains("boards was"),
-        "{}",
-        stderr(&refused)
-    );
+    refused.assert_code(2);
+    refused.assert_stderr_has("boards was");
     let fewer = league_config(&dir, 4, "rounds = 2");
     let refused = league(&[fewer.to_str().unwrap(), "--out", o]);
-    assert_eq!(refused.status.code(), Some(2));
-    assert!(
-        stderr(&refused).contains("bot b4 was removed"),
-        "{}",
-        stderr(&refused)
-    );
+    refused.assert_code(2);
+    refused.assert_stderr_has("bot b4 was removed");
     assert_eq!(league_games(&out).0.len(), 120);
 }
 
@@ -396,7 +347,7 @@ fn shards_split_the_schedule_and_together_play_it_once() {
     for i in 1..=3 {
         let shard = format!("{i}/3");
         let done = league(&[c, "--out", o, "--shard", &shard, "--concurrency", "1"]);
-        assert!(done.status.success(), "{}", stderr(&done));
+        done.assert_ok();
         assert!(out.join(format!("games-{i}-of-3.jsonl")).exists());
     }
     let (games, _) = league_games(&out);
@@ -404,15 +355,11 @@ fn shards_split_the_schedule_and_together_play_it_once() {
     assert_eq!(games.iter().collect::<HashSet<_>>().len(), 60);
     // The whole league, run after its shards, finds nothing left to play.
     let whole = league(&[c, "--out", o]);
-    assert!(
-        stderr(&whole).contains("0 game(s) to play"),
-        "{}",
-        stderr(&whole)
-    );
+    whole.assert_stderr_has("0 game(s) to play");
     for bad in ["0/3", "4/3", "x", "1/0"] {
         let out = league(&[c, "--out", o, "--shard", bad]);
-        assert_eq!(out.status.code(), Some(2), "{bad}");
-        assert!(stderr(&out).contains("--shard"), "{bad}");
+        out.assert_code(2);
+        assert!(out.stderr().contains("--shard"), "{bad}");
     }
 }
 
@@ -430,30 +377,24 @@ fn a_league_killed_at_random_moments_never_loses_a_finished_game_nor_records_one
     let mut kills = 0;
     for attempt in 0..40 {
         let (before, _) = league_games(&out);
-        let mut child = crate::support::multiversi()
-            .args([
-                "league",
-                config.to_str().unwrap(),
-                "--out",
-                out.to_str().unwrap(),
-            ])
-            .stdout(std::process::Stdio::null())
-            .stderr(std::process::Stdio::null())
-            .spawn()
-            .unwrap();
+        let mut child = multiversi("league")
+            .arg(&config)
+            .arg("--out")
+            .arg(&out)
+            .stdout_to(std::process::Stdio::null())
+            .stderr_to(std::process::Stdio::null())
+            .spawn();
         rng ^= rng << 13;
         rng ^= rng >> 7;
         rng ^= rng << 17;
         let wait = 20 + rng % 300;
         std::thread::sleep(std::time::Duration::from_millis(wait));
-        let finished = child.try_wait().unwrap().is_some();
+        let finished = child.try_wait().is_some();
         if !finished {
-            unsafe {
-                libc::kill(child.id() as i32, libc::SIGKILL);
-            }
+            child.signal(libc::SIGKILL);
             kills += 1;
         }
-        child.wait().unwrap();
+        child.wait();
         let (games, _) = league_games(&out);
         let distinct: HashSet<&u64> = games.iter().collect();
         assert_eq!(
@@ -473,7 +414,7 @@ fn a_league_killed_at_random_moments_never_loses_a_finished_game_nor_records_one
     );
     // Whatever is left, one last run finishes.
     let last = league(&[config.to_str().unwrap(), "--out", out.to_str().unwrap()]);
-    assert!(last.status.success(), "{}", stderr(&last));
+    last.assert_ok();
     let (games, _) = league_games(&out);
     assert_eq!(games.len(), total, "after {kills} kills");
     assert_eq!(games.iter().collect::<HashSet<_>>().len(), total);
@@ -483,24 +424,20 @@ fn a_league_killed_at_random_moments_never_loses_a_finished_game_nor_records_one
 fn league_config_errors_name_the_key_and_exit_2_or_3() {
     let dir = temp_dir("league-errors");
     let missing = league(&[dir.join("none.toml").to_str().unwrap()]);
-    assert_eq!(missing.status.code(), Some(3));
-    assert!(
-        stderr(&missing).contains("cannot read"),
-        "{}",
-        stderr(&missing)
-    );
+    missing.assert_code(3);
+    missing.assert_stderr_has("cannot read");
     let bad = league_config(&dir, 4, "players = 6");
     let out = league(&[bad.to_str().unwrap(), "--dry-run"]);
-    assert_eq!(out.status.code(), Some(2));
-    assert!(stderr(&out).contains("players = 6"), "{}", stderr(&out));
+    out.assert_code(2);
+    out.assert_stderr_has("players = 6");
     let typo = league_config(&dir, 4, "moves_ms = 100");
     let out = league(&[typo.to_str().unwrap(), "--dry-run"]);
-    assert_eq!(out.status.code(), Some(2));
-    assert!(stderr(&out).contains("moves_ms"), "{}", stderr(&out));
+    out.assert_code(2);
+    out.assert_stderr_has("moves_ms");
     let example = league(&["--example"]);
-    assert!(example.status.success());
+    example.assert_ok();
     assert_eq!(
-        stdout(&example),
+        example.stdout(),
         std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/examples/league.toml"))
             .unwrap()
     );
@@ -513,14 +450,15 @@ fn a_league_leaves_out_a_bot_that_never_answers_records_none_of_its_games_and_pl
     let config = league_config(&dir, 4, "concurrency = 2");
     let mut text = std::fs::read_to_string(&config).unwrap();
     let missing = dir.join("nosuchbot.py");
+    let broken = bot_cmd(&["python3", utf8(&missing)]);
     text += &format!(
-        "[[bot]]\nname = \"broken\"\ncommand = \"python3 {}\"\n",
-        missing.display()
+        "[[bot]]\nname = \"broken\"\ncommand = {}\n",
+        toml_string(&broken)
     );
     std::fs::write(&config, text).unwrap();
     let (c, o) = (config.to_str().unwrap(), out.to_str().unwrap());
     let done = league(&[c, "--out", o]);
-    let err = stderr(&done);
+    let err = done.stderr();
     assert_eq!(done.status.code(), Some(4), "{err}");
     assert!(
         err.contains("bot broken") && err.contains("never answered start"),
@@ -538,20 +476,23 @@ fn a_league_leaves_out_a_bot_that_never_answers_records_none_of_its_games_and_pl
     assert!(records
         .iter()
         .all(|r| r.seats.iter().all(|s| s.name != "broken")));
-    assert!(stdout(&done).contains("Standings of all 24 game(s)"));
+    assert!(done.stdout().contains("Standings of all 24 game(s)"));
 
     // Fixed in the config (a bot without a game may change its command), the next run plays
     // exactly the games left out.
     let text = std::fs::read_to_string(&config).unwrap();
-    let fixed = format!("{} bench-bot", env!("CARGO_BIN_EXE_multiversi"));
-    let broken = format!("python3 {}", missing.display());
-    std::fs::write(&config, text.replace(&broken, &fixed)).unwrap();
+    let fixed = bench_bot();
+    let (was, now) = (toml_string(&broken), toml_string(&fixed));
+    assert!(text.contains(&was), "{text}");
+    std::fs::write(&config, text.replace(&was, &now)).unwrap();
     let again = league(&[c, "--out", o]);
-    assert!(again.status.success(), "{}", stderr(&again));
+    again.assert_ok();
     assert!(
-        stderr(&again).contains("36 game(s) to play (24 finished before)"),
+        again
+            .stderr()
+            .contains("36 game(s) to play (24 finished before)"),
         "{}",
-        stderr(&again)
+        again.stderr()
     );
     let records = read_records(&out.join("games.jsonl"));
     assert_eq!(records.len(), 60);
@@ -568,14 +509,12 @@ fn a_league_leaves_out_a_bot_that_never_answers_records_none_of_its_games_and_pl
     assert!(records.iter().all(|r| r.faults.is_empty()));
     // Now that it has games, its command is part of them: changing it again is refused.
     let text = std::fs::read_to_string(&config).unwrap();
-    std::fs::write(&config, text.replace(&fixed, &format!("{fixed} --other"))).unwrap();
+    let other = toml_string(&format!("{fixed} --other"));
+    assert!(text.contains(&now), "{text}");
+    std::fs::write(&config, text.replace(&now, &other)).unwrap();
     let changed = league(&[c, "--out", o, "--dry-run"]);
-    assert_eq!(changed.status.code(), Some(2), "{}", stderr(&changed));
-    assert!(
-        stderr(&changed).contains("bot broken: its command"),
-        "{}",
-        stderr(&changed)
-    );
+    changed.assert_code(2);
+    changed.assert_stderr_has("bot broken: its command");
 }
 
 #[test]
@@ -587,7 +526,7 @@ fn a_league_with_a_bot_that_cannot_start_plays_the_rest_and_exits_4() {
     text += "[[bot]]\nname = \"absent\"\ncommand = \"no-such-program-anywhere\"\n";
     std::fs::write(&config, text).unwrap();
     let done = league(&[config.to_str().unwrap(), "--out", out.to_str().unwrap()]);
-    let err = stderr(&done);
+    let err = done.stderr();
     assert_eq!(done.status.code(), Some(4), "{err}");
     assert!(
         err.contains("left out bot absent: the 18 game(s) with it are not recorded"),
@@ -601,9 +540,10 @@ fn protocol_v1_bots_play_after_an_opening_they_did_not_make() {
     // The starter bots read `rows` and `legal` in every turn: an opening needs nothing new.
     let dir = temp_dir("league-opening");
     let starter = concat!(env!("CARGO_MANIFEST_DIR"), "/bots/python/starter.py");
+    let starter = toml_string(&bot_cmd(&["python3", starter]));
     let text = format!(
         "name = \"o\"\nplayers = 3\nopening = 7\nmove_ms = 5000\nstartup_ms = 20000\n\
-         [[bot]]\nname = \"py\"\ncommand = \"python3 {starter}\"\n\
+         [[bot]]\nname = \"py\"\ncommand = {starter}\n\
          [[bot]]\nname = \"greedy\"\ncommand = \"builtin:greedy\"\n\
          [[bot]]\nname = \"random\"\ncommand = \"builtin:random\"\n"
     );
@@ -611,13 +551,13 @@ fn protocol_v1_bots_play_after_an_opening_they_did_not_make() {
     std::fs::write(&config, text).unwrap();
     let out = dir.join("out");
     let done = league(&[config.to_str().unwrap(), "--out", out.to_str().unwrap()]);
-    assert!(done.status.success(), "{}", stderr(&done));
+    done.assert_ok();
     let records = read_records(&out.join("games.jsonl"));
     assert_eq!(records.len(), 6);
     for r in &records {
         assert!(r.faults.is_empty(), "{:?}", r.faults);
         assert_eq!(r.opening, 7);
-        crate::matches::check_record(r);
+        check_record(r);
         // The first move a bot made came after the seven the referee played.
         assert!(r.moves[7].ms > 0.0 || r.moves[7].ply == 7);
     }
@@ -629,12 +569,11 @@ fn a_second_run_on_the_same_record_file_is_refused_while_the_first_plays() {
     let config = league_config(&dir, 5, "rounds = 200");
     let out = dir.join("out");
     let (c, o) = (config.to_str().unwrap(), out.to_str().unwrap());
-    let mut first = crate::support::multiversi()
-        .args(["league", c, "--out", o, "--concurrency", "1"])
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .unwrap();
+    let mut first = multiversi("league")
+        .args(&[c, "--out", o, "--concurrency", "1"])
+        .stdout_to(std::process::Stdio::null())
+        .stderr_to(std::process::Stdio::null())
+        .spawn();
     let records = out.join("games.jsonl");
     let started = std::time::Instant::now();
     while std::fs::metadata(&records).map_or(0, |m| m.len()) == 0 {
@@ -645,15 +584,19 @@ fn a_second_run_on_the_same_record_file_is_refused_while_the_first_plays() {
         std::thread::sleep(std::time::Duration::from_millis(20));
     }
     let second = league(&[c, "--out", o, "--concurrency", "1"]);
-    let still_running = first.try_wait().unwrap().is_none();
-    unsafe { libc::kill(first.id() as i32, libc::SIGINT) };
-    let _ = first.wait();
+    let still_running = first.try_wait().is_none();
+    if still_running {
+        first.signal(libc::SIGINT);
+    }
+    first.wait();
     assert!(still_running, "the first run was still playing");
-    assert_eq!(second.status.code(), Some(5), "{}", stderr(&second));
+    second.assert_code(5);
     assert!(
-        stderr(&second).contains("another multiversi league is writing to it"),
+        second
+            .stderr()
+            .contains("another multiversi league is writing to it"),
         "{}",
-        stderr(&second)
+        second.stderr()
     );
     let (indices, _) = league_games(&out);
     let unique: HashSet<u64> = indices.iter().copied().collect();
@@ -667,8 +610,8 @@ fn a_league_shows_the_standings_quick_table_every_standings_every_games() {
     let config = league_config(&dir, 4, "standings_every = 6\nconcurrency = 1");
     let out = dir.join("out");
     let run = league(&[config.to_str().unwrap(), "--out", out.to_str().unwrap()]);
-    assert!(run.status.success(), "{}", stderr(&run));
-    let text = stdout(&run);
+    run.assert_ok();
+    let text = run.stdout();
     for n in [6, 12, 18, 24] {
         let block: Vec<&str> = text
             .split(&format!("after {n} games:\n"))
@@ -707,20 +650,15 @@ fn a_league_into_a_closed_pipe_plays_on_and_ends_quietly() {
     let config = league_config(&dir, 4, "standings_every = 6\nconcurrency = 1");
     let out = dir.join("out");
     // `multiversi league … 2>&1 | head` with head gone: stdout and stderr are a closed pipe.
-    let (reader, writer) = std::io::pipe().unwrap();
-    drop(reader);
-    let run = crate::support::multiversi()
-        .args([
-            "league",
-            config.to_str().unwrap(),
-            "--out",
-            out.to_str().unwrap(),
-        ])
-        .stdout(writer.try_clone().unwrap())
-        .stderr(writer)
-        .output()
-        .unwrap();
-    assert_eq!(run.status.code(), Some(0));
+    let pipe = closed_pipe();
+    multiversi("league")
+        .arg(&config)
+        .arg("--out")
+        .arg(&out)
+        .stdout_to(pipe.try_clone().unwrap())
+        .stderr_to(pipe)
+        .run()
+        .assert_code(0);
     assert_eq!(read_records(&out.join("games.jsonl")).len(), 24);
     assert!(out.join("standings.json").exists());
 }
@@ -751,31 +689,32 @@ fn a_gauntlet_seats_the_candidate_in_every_game_and_rotates_the_seats() {
     let (c, o) = (config.to_str().unwrap(), out.to_str().unwrap());
 
     let dry = league(&[c, "--out", o, "--dry-run"]);
-    assert!(dry.status.success(), "{}", stderr(&dry));
-    let announced: usize = stdout(&dry)
+    dry.assert_ok();
+    let announced: usize = dry
+        .stdout()
         .lines()
         .find_map(|l| l.strip_suffix(" games")?.rsplit_once(": ")?.1.parse().ok())
-        .unwrap_or_else(|| panic!("no game count in the dry run:\n{}", stdout(&dry)));
+        .unwrap_or_else(|| panic!("no game count in the dry run:\n{}", dry.stdout()));
     // 3 players: the hero and every 2 of the 3 others, 3 deals of 3! seatings; 4 players: the
     // hero and all 3 others, 1 deal of 4! seatings.
-    assert_eq!(announced, 3 * 6 + 24, "{}", stdout(&dry));
+    assert_eq!(announced, 3 * 6 + 24, "{}", dry.stdout());
     let hero_line = format!("hero {announced} games");
     assert!(
-        stdout(&dry)
+        dry.stdout()
             .lines()
             .any(|l| l.split_whitespace().collect::<Vec<_>>().join(" ") == hero_line),
         "the hero plays every game:\n{}",
-        stdout(&dry)
+        dry.stdout()
     );
 
     let played = league(&[c, "--out", o, "--concurrency", "2"]);
-    assert!(played.status.success(), "{}", stderr(&played));
+    played.assert_ok();
     let records = read_records(&out.join("games.jsonl"));
     assert_eq!(records.len(), announced);
     let mut by_deal: std::collections::BTreeMap<u64, Vec<&multiversi::record::GameRecord>> =
         Default::default();
     for r in &records {
-        crate::matches::check_record(r);
+        check_record(r);
         let names: Vec<&str> = r.seats.iter().map(|s| s.name.as_str()).collect();
         assert_eq!(
             names.iter().filter(|n| **n == "hero").count(),
@@ -830,11 +769,7 @@ fn a_gauntlet_seats_the_candidate_in_every_game_and_rotates_the_seats() {
     // Every combination of the pool filling the free seats: 3 pairs and the one triple.
     assert_eq!(pool_parts.len(), 4, "{pool_parts:?}");
     let again = league(&[c, "--out", o]);
-    assert!(
-        stderr(&again).contains("0 game(s) to play"),
-        "{}",
-        stderr(&again)
-    );
+    again.assert_stderr_has("0 game(s) to play");
 }
 
 /// The game ids a bot log's notes name (`[multiversi] game ID seat S: start`).
@@ -865,15 +800,13 @@ fn shards_running_at_once_keep_their_bots_logs_apart() {
     let shards: Vec<_> = ["1/2", "2/2"]
         .iter()
         .map(|shard| {
-            crate::support::multiversi()
-                .args(["league", c, "--out", o, "--shard", shard])
-                .args(["--concurrency", "1"])
+            multiversi("league")
+                .args(&[c, "--out", o, "--shard", shard, "--concurrency", "1"])
                 .spawn()
-                .unwrap()
         })
         .collect();
-    for mut shard in shards {
-        assert!(shard.wait().unwrap().success());
+    for shard in shards {
+        shard.finish().assert_ok();
     }
     let logs = out.join("logs");
     let loose: Vec<_> = std::fs::read_dir(&logs)

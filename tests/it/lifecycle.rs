@@ -2,8 +2,6 @@
 //! the startup limit in every game, a bot that cannot be started again, and its end (stdin
 //! closed, `--grace-ms`, SIGTERM to its group, half the grace again, SIGKILL).
 
-use crate::faults::assert_no_process_left;
-use crate::matches::check_record;
 use crate::support::*;
 use multiversi::record::FaultKind;
 use std::collections::BTreeMap;
@@ -39,25 +37,25 @@ fn a_bot_that_outstays_its_input_gets_sigterm_then_sigkill() {
     let dir = temp_dir("grace");
     let record = dir.join("games.jsonl");
     // Bot 1 exits on SIGTERM, bot 2 ignores it, bot 3 exits as its input ends.
-    let lingering = probe(&dir, "log-linger", "eof=linger");
-    let stubborn = probe(&dir, "log-stubborn", "eof=stubborn");
-    let prompt = probe(&dir, "log-prompt", "");
-    let out = run(&[
-        "match",
-        &lingering,
-        &stubborn,
-        &prompt,
-        "--grace-ms",
-        "2000",
-        "--startup-ms",
-        "20000",
-        "--move-ms",
-        "5000",
-        "--record",
-        record.to_str().unwrap(),
-    ]);
+    let lingering = probe(&dir, "log-linger", &["eof=linger"]);
+    let stubborn = probe(&dir, "log-stubborn", &["eof=stubborn"]);
+    let prompt = probe(&dir, "log-prompt", &[]);
+    let out = multiversi("match")
+        .args(&[
+            &lingering,
+            &stubborn,
+            &prompt,
+            "--grace-ms",
+            "2000",
+            "--startup-ms",
+            "20000",
+            "--move-ms",
+            "5000",
+        ])
+        .record(&record)
+        .run();
     let ended = now_secs();
-    assert!(out.status.success(), "{}", stderr(&out));
+    out.assert_ok();
     assert_no_process_left(&dir.join("pids"));
     let records = read_records(&record);
     assert_eq!(records.len(), 1);
@@ -105,24 +103,23 @@ fn restart_starts_every_bot_afresh_for_each_game() {
     let dir = temp_dir("restart-flag");
     let record = dir.join("games.jsonl");
     // Bot 1 waits for SIGTERM after its input ends: the end between games takes that path too.
-    let lingering = probe(&dir, "log-a", "eof=linger");
-    let plain = probe(&dir, "log-b", "");
-    let out = run(&[
-        "match",
-        &lingering,
-        &plain,
-        "builtin:random",
-        "--restart",
-        "--games",
-        "3",
-        "--grace-ms",
-        "200",
-        "--startup-ms",
-        "20000",
-        "--record",
-        record.to_str().unwrap(),
-    ]);
-    assert!(out.status.success(), "{}", stderr(&out));
+    let lingering = probe(&dir, "log-a", &["eof=linger"]);
+    let plain = probe(&dir, "log-b", &[]);
+    multiversi("match")
+        .args(&[
+            &lingering,
+            &plain,
+            "builtin:random",
+            "--restart",
+            "--games",
+            "3",
+            "--grace-ms",
+            "200",
+            "--startup-ms",
+            "20000",
+        ])
+        .record(&record)
+        .ok();
     assert_no_process_left(&dir.join("pids"));
     let records = read_records(&record);
     assert_eq!(records.len(), 3);
@@ -150,21 +147,20 @@ fn restart_starts_every_bot_afresh_for_each_game() {
     // Without --restart, the same bots play all three games in one process each.
     let dir = temp_dir("kept-alive");
     let record = dir.join("games.jsonl");
-    let out = run(&[
-        "match",
-        &probe(&dir, "log-a", ""),
-        &probe(&dir, "log-b", ""),
-        "builtin:random",
-        "--games",
-        "3",
-        "--grace-ms",
-        "200",
-        "--startup-ms",
-        "20000",
-        "--record",
-        record.to_str().unwrap(),
-    ]);
-    assert!(out.status.success(), "{}", stderr(&out));
+    multiversi("match")
+        .args(&[
+            &probe(&dir, "log-a", &[]),
+            &probe(&dir, "log-b", &[]),
+            "builtin:random",
+            "--games",
+            "3",
+            "--grace-ms",
+            "200",
+            "--startup-ms",
+            "20000",
+        ])
+        .record(&record)
+        .ok();
     assert_no_process_left(&dir.join("pids"));
     for log in ["log-a", "log-b"] {
         let events = probe_log(&dir, log);
@@ -182,22 +178,21 @@ fn the_startup_limit_holds_in_every_game_also_for_a_bot_kept_alive() {
     let dir = temp_dir("startup-again");
     let record = dir.join("games.jsonl");
     // Ready at once in the process's first game; in its second, after 10 s against a 4 s limit.
-    let slow_second = probe(&dir, "log-a", "ready_game=2 ready_ms=10000");
-    let out = run(&[
-        "match",
-        &slow_second,
-        "builtin:random",
-        "builtin:greedy",
-        "--games",
-        "3",
-        "--startup-ms",
-        "4000",
-        "--grace-ms",
-        "200",
-        "--record",
-        record.to_str().unwrap(),
-    ]);
-    assert!(out.status.success(), "{}", stderr(&out));
+    let slow_second = probe(&dir, "log-a", &["ready_game=2", "ready_ms=10000"]);
+    multiversi("match")
+        .args(&[
+            &slow_second,
+            "builtin:random",
+            "builtin:greedy",
+            "--games",
+            "3",
+            "--startup-ms",
+            "4000",
+            "--grace-ms",
+            "200",
+        ])
+        .record(&record)
+        .ok();
     assert_no_process_left(&dir.join("pids"));
     let records = read_records(&record);
     assert_eq!(records.len(), 3);
@@ -223,30 +218,26 @@ fn a_bot_that_cannot_be_started_again_faults_in_each_later_game() {
     let record = dir.join("games.jsonl");
     // An executable wrapper that the bot deletes before it crashes in its second turn.
     let wrapper = dir.join("run bot");
-    let wrapped = probe(
-        &dir,
-        "log-a",
-        &format!("fault=crash-remove at=2 path={}", quote(&wrapper)),
-    );
+    let remove = format!("path={}", utf8(&wrapper));
+    let wrapped = probe(&dir, "log-a", &["fault=crash-remove", "at=2", &remove]);
     std::fs::write(&wrapper, format!("#!/bin/sh\nexec {wrapped}\n")).unwrap();
     let mut perms = std::fs::metadata(&wrapper).unwrap().permissions();
     std::os::unix::fs::PermissionsExt::set_mode(&mut perms, 0o755);
     std::fs::set_permissions(&wrapper, perms).unwrap();
-    let out = run(&[
-        "match",
-        &quote(&wrapper),
-        "builtin:random",
-        "builtin:greedy",
-        "--games",
-        "3",
-        "--startup-ms",
-        "20000",
-        "--grace-ms",
-        "200",
-        "--record",
-        record.to_str().unwrap(),
-    ]);
-    assert!(out.status.success(), "{}", stderr(&out));
+    multiversi("match")
+        .args(&[
+            &bot_cmd(&[utf8(&wrapper)]),
+            "builtin:random",
+            "builtin:greedy",
+            "--games",
+            "3",
+            "--startup-ms",
+            "20000",
+            "--grace-ms",
+            "200",
+        ])
+        .record(&record)
+        .ok();
     assert_no_process_left(&dir.join("pids"));
     let records = read_records(&record);
     assert_eq!(records.len(), 3);
@@ -279,26 +270,21 @@ fn a_bot_whose_path_holds_spaces_starts_when_quoted() {
     let bots = dir.join("my bots");
     std::fs::create_dir_all(&bots).unwrap();
     let script = bots.join("probe bot.py");
-    let source = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/bots/probe.py");
+    let source = test_bot("probe.py");
     std::fs::copy(source, &script).unwrap();
     let record = dir.join("games.jsonl");
-    let bot = format!(
-        "python3 {} {} {}",
-        quote(&script),
-        quote(&dir.join("pids")),
-        quote(&dir.join("log"))
-    );
-    let out = run(&[
-        "match",
-        &bot,
-        "builtin:random",
-        "builtin:greedy",
-        "--startup-ms",
-        "20000",
-        "--record",
-        record.to_str().unwrap(),
-    ]);
-    assert!(out.status.success(), "{}", stderr(&out));
+    let (pids, log) = (dir.join("pids"), dir.join("log"));
+    let bot = bot_cmd(&["python3", utf8(&script), utf8(&pids), utf8(&log)]);
+    multiversi("match")
+        .args(&[
+            &bot,
+            "builtin:random",
+            "builtin:greedy",
+            "--startup-ms",
+            "20000",
+        ])
+        .record(&record)
+        .ok();
     assert_no_process_left(&dir.join("pids"));
     let r = &read_records(&record)[0];
     assert!(r.faults.is_empty(), "{:?}", r.faults);

@@ -2,20 +2,25 @@
 //! (`tests/bots/greedy_for_resources.py`): a bot that reaches a limit is faulted with a detail
 //! that names it, the game is played to its end by the others, and no process remains.
 
-use crate::faults::assert_no_process_left;
-use crate::matches::check_record;
 use crate::support::*;
 use multiversi::record::{FaultKind, GameRecord};
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-/// The command line of the resource-hungry bot.
+/// The command line of the resource-hungry bot (`arg` is its mode's parameter; empty, none is
+/// given).
 fn hungry_bot(dir: &Path, mode: &str, arg: &str) -> String {
-    format!(
-        "python3 {}/tests/bots/greedy_for_resources.py {}/pids {mode} {arg}",
-        env!("CARGO_MANIFEST_DIR"),
-        dir.display()
-    )
+    hungry_bot_run_by("python3", dir, mode, arg)
+}
+
+/// `hungry_bot` with the Python interpreter `python`.
+fn hungry_bot_run_by(python: &str, dir: &Path, mode: &str, arg: &str) -> String {
+    let (script, pids) = (test_bot("greedy_for_resources.py"), dir.join("pids"));
+    let mut words = vec![python, &script, utf8(&pids), mode];
+    if !arg.is_empty() {
+        words.push(arg);
+    }
+    bot_cmd(&words)
 }
 
 /// Plays `games` 4-player games with `bot` in the first seat and three built-in bots, with
@@ -25,35 +30,20 @@ fn games_with(dir: &Path, bot: &str, games: u32, extra: &[&str]) -> (Vec<GameRec
     let record = dir.join("games.jsonl");
     let games = games.to_string();
     let cwd = format!("1={}", dir.display());
-    let mut args = vec![
-        "match",
-        bot,
-        "builtin:random",
-        "builtin:greedy",
-        "builtin:random",
-        "--seed",
-        "9",
-        "--games",
-        &games,
+    let out = multiversi("match")
+        .args(&[bot, "builtin:random", "builtin:greedy", "builtin:random"])
+        .args(&["--seed", "9", "--games", &games])
         // Far beyond what any of these bots needs even on a loaded machine: a fault here comes
         // from a limit, never from the clock.
-        "--move-ms",
-        "60000",
-        "--grace-ms",
-        "200",
-        "--cwd",
-        &cwd,
-        "--record",
-        record.to_str().unwrap(),
-    ];
-    args.extend_from_slice(extra);
-    let out = run(&args);
-    assert!(out.status.success(), "{bot}: {}", stderr(&out));
+        .args(&["--move-ms", "60000", "--grace-ms", "200", "--cwd", &cwd])
+        .record(&record)
+        .args(extra)
+        .ok();
     let records = read_records(&record);
     for r in &records {
         check_record(r);
     }
-    (records, stderr(&out))
+    (records, out.stderr())
 }
 
 /// One game with the hungry bot under `limit`; returns the detail of the bot's one fault.
@@ -157,9 +147,9 @@ fn limits_of_zero_are_usage_errors() {
             "--limit-memory-mb 0: a limit must be at least 1",
         ),
     ] {
-        let out = run(&["match", flag, "0"]);
-        assert_eq!(out.status.code(), Some(2));
-        assert!(stderr(&out).contains(message), "{}", stderr(&out));
+        let out = multiversi("match").args(&[flag, "0"]).run();
+        out.assert_code(2);
+        out.assert_stderr_has(message);
     }
 }
 
@@ -173,25 +163,17 @@ fn reported_env(clean: bool) -> Vec<String> {
         .output()
         .unwrap();
     let python = String::from_utf8(python.stdout).unwrap();
-    let bot = hungry_bot(&dir, "env", "").replacen("python3", python.trim(), 1);
-    let mut args = vec![
-        "match",
-        &bot,
-        "builtin:random",
-        "builtin:random",
-        "--record",
-        record.to_str().unwrap(),
-    ];
-    if clean {
-        args.push("--clean-env");
-    }
-    let out = multiversi()
-        .args(&args)
+    let bot = hungry_bot_run_by(python.trim(), &dir, "env", "");
+    let command = multiversi("match")
+        .args(&[&bot, "builtin:random", "builtin:random"])
+        .record(&record)
         .env("MULTIVERSI_TEST_SECRET", "hunter2")
-        .env("LANG", "C.UTF-8")
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "{}", stderr(&out));
+        .env("LANG", "C.UTF-8");
+    if clean {
+        command.arg("--clean-env").ok();
+    } else {
+        command.ok();
+    }
     let records = read_records(&record);
     let name = records[0].seats[0]
         .ready
@@ -238,13 +220,27 @@ fn processes_mentioning(marker: &str) -> Vec<u32> {
     found
 }
 
-/// The bubblewrap recipe of README.md, "Running unknown bots".
+/// The bubblewrap recipe of README.md, "Running unknown bots", as the start of a bot command.
 fn bwrap_prefix(bot_dir: &Path) -> String {
-    let dir = bot_dir.display();
-    format!(
-        "bwrap --ro-bind / / --dev /dev --proc /proc --bind {dir} {dir} --chdir {dir} \
-         --unshare-all --die-with-parent --"
-    )
+    let dir = utf8(bot_dir);
+    bot_cmd(&[
+        "bwrap",
+        "--ro-bind",
+        "/",
+        "/",
+        "--dev",
+        "/dev",
+        "--proc",
+        "/proc",
+        "--bind",
+        dir,
+        dir,
+        "--chdir",
+        dir,
+        "--unshare-all",
+        "--die-with-parent",
+        "--",
+    ])
 }
 
 fn assert_bwrap_runs() {

@@ -1,5 +1,7 @@
-//! The integration tests: one binary, a module per area, small helpers in `support`.
+//! The integration tests: one binary, a module per area; what more than one module uses is in
+//! `support/`, through which every test runs the multiversi binary.
 
+mod agreement;
 mod bots;
 mod check_bot;
 mod cli;
@@ -15,7 +17,6 @@ mod limits;
 mod matches;
 mod messages;
 mod properties;
-mod records;
 mod reference;
 mod replay;
 mod replay_browser;

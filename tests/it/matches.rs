@@ -2,97 +2,25 @@
 
 use crate::support::*;
 use multiversi::record::GameRecord;
-use multiversi::rules::{Outcome, Position};
-
-/// Replays a record's moves through the rules and checks every recorded fact against them; the
-/// end (the game is over, the final board, scores, result and ranking) is also worked out by the
-/// plain second implementation in `reference.rs`, so a truncated record or a wrong ranking fails.
-pub fn check_record(record: &GameRecord) {
-    let mut position = Position::new(record.rules.clone());
-    assert_eq!(position.rows(), record.initial_rows);
-    let mut faults = record.faults.iter().peekable();
-    for m in &record.moves {
-        while let Some(f) = faults.next_if(|f| f.ply <= m.ply) {
-            position.remove_seat(f.seat);
-        }
-        assert_eq!(position.ply(), m.ply);
-        assert_eq!(position.to_move(), m.seat, "ply {}", m.ply);
-        let played = position.play(m.square).expect("recorded move is legal");
-        assert_eq!(played.flips, m.flips);
-        assert_eq!(played.kind, m.kind);
-        assert!(m.ms >= 0.0);
-    }
-    assert_eq!(position.rows(), record.final_rows);
-    assert_eq!(position.scores(), record.scores);
-    let eligible: Vec<bool> = (0..record.rules.players as usize)
-        .map(|s| !record.faults.iter().any(|f| f.seat == s))
-        .collect();
-    assert_eq!(
-        Outcome::decide(&record.scores, record.rules.anti, &eligible),
-        record.result
-    );
-    let plain = crate::reference::plain_end(record);
-    assert!(
-        plain.ended,
-        "game {}: the board is not finished and more than one player is left",
-        record.game
-    );
-    assert_eq!(plain.rows, record.final_rows, "final rows");
-    assert_eq!(plain.scores, record.scores, "scores");
-    assert_eq!(plain.ranking, record.ranking, "ranking");
-    let winner = match record.result {
-        Outcome::Win { winner } => Some(winner),
-        Outcome::Draw => None,
-    };
-    assert_eq!(plain.winner, winner, "result");
-}
-
-#[test]
-fn check_record_refuses_a_truncated_game_or_a_wrong_ranking() {
-    let good = crate::records::game(&crate::records::Spec::new(
-        4,
-        multiversi::rules::BoardKind::Eight,
-        3,
-    ));
-    check_record(&good);
-    let panics = |r: GameRecord| std::panic::catch_unwind(move || check_record(&r)).is_err();
-    // The record of a game cut off after 30 moves, consistent in itself otherwise.
-    let mut cut = good.clone();
-    cut.moves.truncate(30);
-    let mut position = Position::new(cut.rules.clone());
-    for m in &cut.moves {
-        position.play(m.square).unwrap();
-    }
-    cut.final_rows = position.rows();
-    cut.scores = position.scores();
-    let eligible = vec![true; 4];
-    cut.result = Outcome::decide(&cut.scores, false, &eligible);
-    cut.ranking = multiversi::rules::ranking(&cut.scores, false, &eligible);
-    assert!(panics(cut), "a truncated game passed");
-    let mut wrong = good.clone();
-    wrong.ranking.reverse();
-    assert!(panics(wrong), "a reversed ranking passed");
-}
 
 #[test]
 fn builtin_match_writes_records_that_replay() {
     let dir = temp_dir("builtin");
     let record = dir.join("games.jsonl");
-    let out = run(&[
-        "match",
-        "builtin:random",
-        "builtin:greedy",
-        "builtin:random",
-        "builtin:greedy",
-        "--seed",
-        "7",
-        "--games",
-        "4",
-        "--record",
-        record.to_str().unwrap(),
-    ]);
-    assert!(out.status.success(), "{}", stderr(&out));
-    let table = stdout(&out);
+    let out = multiversi("match")
+        .args(&[
+            "builtin:random",
+            "builtin:greedy",
+            "builtin:random",
+            "builtin:greedy",
+            "--seed",
+            "7",
+            "--games",
+            "4",
+        ])
+        .record(&record)
+        .ok();
+    let table = out.stdout();
     assert!(table.starts_with("  #  bot "), "{table}");
     assert!(
         table.lines().next().unwrap().ends_with("ready as"),
@@ -116,20 +44,19 @@ fn builtin_match_writes_records_that_replay() {
     }
     // The same seed plays the same games.
     let again = dir.join("again.jsonl");
-    let out = run(&[
-        "match",
-        "builtin:random",
-        "builtin:greedy",
-        "builtin:random",
-        "builtin:greedy",
-        "--seed",
-        "7",
-        "--games",
-        "4",
-        "--record",
-        again.to_str().unwrap(),
-    ]);
-    assert!(out.status.success());
+    multiversi("match")
+        .args(&[
+            "builtin:random",
+            "builtin:greedy",
+            "builtin:random",
+            "builtin:greedy",
+            "--seed",
+            "7",
+            "--games",
+            "4",
+        ])
+        .record(&again)
+        .ok();
     let moves = |rs: &[GameRecord]| {
         rs.iter()
             .map(|r| r.moves.iter().map(|m| m.square).collect::<Vec<_>>())
@@ -142,28 +69,26 @@ fn builtin_match_writes_records_that_replay() {
 fn three_players_other_boards_and_blocked_squares() {
     let dir = temp_dir("boards");
     let record = dir.join("games.jsonl");
-    let rec = record.to_str().unwrap();
     for board in ["10x10", "octagon"] {
-        let out = run(&[
-            "match",
-            "builtin:random",
-            "builtin:greedy",
-            "builtin:random",
-            "--board",
-            board,
-            "--anti",
-            "--blocked",
-            "c3",
-            "--blocked-random",
-            "3",
-            "--seed",
-            "3",
-            "--games",
-            "2",
-            "--record",
-            rec,
-        ]);
-        assert!(out.status.success(), "{}", stderr(&out));
+        multiversi("match")
+            .args(&[
+                "builtin:random",
+                "builtin:greedy",
+                "builtin:random",
+                "--board",
+                board,
+                "--anti",
+                "--blocked",
+                "c3",
+                "--blocked-random",
+                "3",
+                "--seed",
+                "3",
+                "--games",
+                "2",
+            ])
+            .record(&record)
+            .ok();
     }
     let records = read_records(&record);
     assert_eq!(records.len(), 4);
@@ -189,19 +114,20 @@ fn three_players_other_boards_and_blocked_squares() {
 
 #[test]
 fn events_stream_is_json_lines() {
-    let out = run(&[
-        "match",
-        "builtin:random",
-        "builtin:greedy",
-        "builtin:random",
-        "builtin:greedy",
-        "--seed",
-        "1",
-        "--events",
-        "--show",
-    ]);
-    assert!(out.status.success(), "{}", stderr(&out));
-    let lines: Vec<serde_json::Value> = stdout(&out)
+    let out = multiversi("match")
+        .args(&[
+            "builtin:random",
+            "builtin:greedy",
+            "builtin:random",
+            "builtin:greedy",
+            "--seed",
+            "1",
+            "--events",
+            "--show",
+        ])
+        .ok();
+    let lines: Vec<serde_json::Value> = out
+        .stdout()
         .lines()
         .map(|l| serde_json::from_str(l).expect("every stdout line is JSON"))
         .collect();
@@ -210,8 +136,8 @@ fn events_stream_is_json_lines() {
     assert_eq!(types.iter().filter(|&&t| t == "move").count(), 60);
     assert_eq!(&types[types.len() - 2..], ["game_end", "match_end"]);
     // Boards and the table went to stderr.
-    assert!(stderr(&out).contains("faults"));
-    assert!(stderr(&out).contains("  a b c d e f g h"));
+    assert!(out.stderr().contains("faults"));
+    assert!(out.stderr().contains("  a b c d e f g h"));
 }
 
 #[test]
@@ -219,14 +145,10 @@ fn without_bots_four_built_in_bots_play() {
     let dir = temp_dir("default");
     let record = dir.join("games.jsonl");
     // A short move limit bounds the built-in searchers' thinking.
-    let out = run(&[
-        "match",
-        "--move-ms",
-        "50",
-        "--record",
-        record.to_str().unwrap(),
-    ]);
-    assert!(out.status.success(), "{}", stderr(&out));
+    multiversi("match")
+        .args(&["--move-ms", "50"])
+        .record(&record)
+        .ok();
     let r = &read_records(&record)[0];
     // README: without bots, `best` plays `brs+`, `greedy` and `random`.
     let commands: Vec<&str> = r.seats.iter().map(|s| s.command[0].as_str()).collect();
@@ -242,16 +164,10 @@ fn without_bots_four_built_in_bots_play() {
     check_record(r);
     // Three players: `best`, `greedy` and `random`.
     let record = dir.join("three.jsonl");
-    let out = run(&[
-        "match",
-        "--players",
-        "3",
-        "--move-ms",
-        "50",
-        "--record",
-        record.to_str().unwrap(),
-    ]);
-    assert!(out.status.success(), "{}", stderr(&out));
+    multiversi("match")
+        .args(&["--players", "3", "--move-ms", "50"])
+        .record(&record)
+        .ok();
     let r = &read_records(&record)[0];
     let commands: Vec<&str> = r.seats.iter().map(|s| s.command[0].as_str()).collect();
     assert_eq!(
@@ -264,15 +180,10 @@ fn without_bots_four_built_in_bots_play() {
 #[test]
 fn match_option_errors() {
     let cases: &[(&[&str], i32, &str)] = &[
-        (
-            &["match", "builtin:random", "builtin:random"],
-            2,
-            "2 bots given",
-        ),
-        (&["match", "--players", "5"], 2, "--players 5"),
+        (&["builtin:random", "builtin:random"], 2, "2 bots given"),
+        (&["--players", "5"], 2, "--players 5"),
         (
             &[
-                "match",
                 "--players",
                 "3",
                 "builtin:random",
@@ -283,10 +194,9 @@ fn match_option_errors() {
             2,
             "--players 3 but 4 bots given",
         ),
-        (&["match", "--move-ms", "0"], 2, "--move-ms 0"),
+        (&["--move-ms", "0"], 2, "--move-ms 0"),
         (
             &[
-                "match",
                 "--cwd",
                 "7=.",
                 "builtin:random",
@@ -296,37 +206,32 @@ fn match_option_errors() {
             2,
             "--cwd 7=.",
         ),
-        (&["match", "--games", "0"], 2, "--games 0"),
-        (&["match", "--board", "9x9"], 2, "'9x9'"),
+        (&["--games", "0"], 2, "--games 0"),
+        (&["--board", "9x9"], 2, "'9x9'"),
         (
-            &["match", "builtin:random", "builtin:nope", "builtin:random"],
+            &["builtin:random", "builtin:nope", "builtin:random"],
             2,
             "'nope'",
         ),
         (
-            &["match", "builtin:random", "builtin:random", "'unclosed"],
+            &["builtin:random", "builtin:random", "'unclosed"],
             2,
             "unterminated",
         ),
         (
-            &[
-                "match",
-                "builtin:random",
-                "builtin:random",
-                "./no-such-bot --x",
-            ],
+            &["builtin:random", "builtin:random", "./no-such-bot --x"],
             4,
             "no-such-bot",
         ),
         (
-            &["match", "--record", "/nonexistent-dir/x.jsonl"],
+            &["--record", "/nonexistent-dir/x.jsonl"],
             5,
             "/nonexistent-dir/x.jsonl",
         ),
     ];
     for (args, code, needle) in cases {
-        let out = run(args);
-        assert_eq!(out.status.code(), Some(*code), "{args:?}: {}", stderr(&out));
-        assert!(stderr(&out).contains(needle), "{args:?}: {}", stderr(&out));
+        let out = multiversi("match").args(args).run();
+        out.assert_code(*code);
+        out.assert_stderr_has(needle);
     }
 }

@@ -2,8 +2,6 @@
 //! record and values worked out here: a probe bot (`tests/bots/probe.py`) writes down every
 //! message it is sent.
 
-use crate::faults::assert_no_process_left;
-use crate::matches::check_record;
 use crate::support::*;
 use multiversi::record::{FaultKind, GameRecord};
 use multiversi::rules::Position;
@@ -39,34 +37,33 @@ fn turn_start_and_end_messages_and_events_say_what_happened() {
     // At its first turn the probe's 3000 ms clock is above the 2000 ms move limit (time_ms is
     // the move limit); it spends 600 ms on each of its first three turns, so the clock falls
     // below the limit (time_ms is the clock), with room to spare on a loaded machine.
-    let watcher = probe(&dir, "log-a", "delay=600 delay_turns=3");
+    let watcher = probe(&dir, "log-a", &["delay=600", "delay_turns=3"]);
     // The other probe writes 5000 bytes of stderr and crashes at its third turn.
-    let crasher = probe(&dir, "log-b", "fault=stderr-crash at=3 bytes=5000");
-    let out = run(&[
-        "match",
-        &watcher,
-        &crasher,
-        "builtin:random",
-        "builtin:greedy",
-        "--games",
-        "2",
-        "--seed",
-        "11",
-        "--move-ms",
-        "2000",
-        "--clock-ms",
-        "3000",
-        "--increment-ms",
-        "50",
-        "--startup-ms",
-        "20000",
-        "--grace-ms",
-        "300",
-        "--events",
-        "--record",
-        record.to_str().unwrap(),
-    ]);
-    assert!(out.status.success(), "{}", stderr(&out));
+    let crasher = probe(&dir, "log-b", &["fault=stderr-crash", "at=3", "bytes=5000"]);
+    let out = multiversi("match")
+        .args(&[
+            &watcher,
+            &crasher,
+            "builtin:random",
+            "builtin:greedy",
+            "--games",
+            "2",
+            "--seed",
+            "11",
+            "--move-ms",
+            "2000",
+            "--clock-ms",
+            "3000",
+            "--increment-ms",
+            "50",
+            "--startup-ms",
+            "20000",
+            "--grace-ms",
+            "300",
+            "--events",
+        ])
+        .record(&record)
+        .ok();
     assert_no_process_left(&dir.join("pids"));
     let records = read_records(&record);
     assert_eq!(records.len(), 2);
@@ -221,7 +218,8 @@ fn turn_start_and_end_messages_and_events_say_what_happened() {
     assert_eq!(pids.len(), 1);
 
     // The events, against the records.
-    let events: Vec<Value> = stdout(&out)
+    let events: Vec<Value> = out
+        .stdout()
         .lines()
         .map(|l| serde_json::from_str(l).expect("an event is JSON"))
         .collect();

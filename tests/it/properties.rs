@@ -1,8 +1,9 @@
-//! Property tests: what bots and files can feed the referee never makes it panic, and the
-//! engine's list of legal moves agrees with its legality gate. Case counts are bounded so that
+//! Property tests: what bots and files can feed the referee never makes it panic, nor a damaged
+//! record the replay that draws it, and the engine's list of legal moves agrees with its legality
+//! gate. Case counts are bounded so that
 //! the suite stays quick; the `fuzz/` crate runs the parsers for as long as one likes.
 
-use crate::records::{sample_games, to_lines};
+use crate::support::samples::{sample_games, to_lines};
 use multiversi::protocol::{parse_reply, Reply};
 use multiversi::replay::read::{read_line, read_lines, Records};
 use multiversi::rng::Rng;
@@ -134,8 +135,140 @@ proptest! {
         // wrong with it rather than fall over.
         if let Ok(record) = read_line(&line) {
             let _ = multiversi::replay::verify::check(&record);
+            draw_every_way(record);
         }
     }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
+
+    #[test]
+    fn records_with_fields_out_of_range_are_refused_or_drawn_without_panic(
+        line in out_of_range_record_line()
+    ) {
+        if let Ok(record) = read_line(&line) {
+            let _ = multiversi::replay::verify::check(&record);
+            draw_every_way(record);
+        }
+    }
+}
+
+/// Draws a record every way the replay does, in colour and plain: the text replay (`--ply` at
+/// the start, the middle and the end), every frame of `--animate`, the screens of the
+/// interactive replay on a tall and a tiny terminal, and the HTML viewer. Any panic fails.
+fn draw_every_way(record: multiversi::record::GameRecord) {
+    use multiversi::replay::{draw, html, read, terminal};
+    let game = read::Loaded {
+        source: read::Source {
+            path: "damaged.jsonl".into(),
+            line: 1,
+        },
+        record,
+    };
+    let timeline = draw::Timeline::new(&game.record);
+    let total = game.record.moves.len();
+    for colour in [false, true] {
+        for ply in [0, total / 2, total] {
+            let _ = draw::game_text(&game, &timeline, ply, colour);
+            for height in [60, 3] {
+                let _ = terminal::screen(&game, 1, 1, &timeline, ply, colour, height);
+            }
+        }
+        let options = terminal::Options {
+            colour,
+            clear: colour,
+            ply: None,
+            animate: Some(0),
+        };
+        for ply in 0..=total {
+            let _ = terminal::animation_frame(&game, &timeline, ply, total, &options);
+        }
+    }
+    let _ = html::render(&[&game], Some(total as u32));
+}
+
+/// The element of a list an index picks, or None when the list is empty.
+fn pick<'a, T>(at: &prop::sample::Index, items: &'a mut [T]) -> Option<&'a mut T> {
+    if items.is_empty() {
+        return None;
+    }
+    let i = at.index(items.len());
+    items.get_mut(i)
+}
+
+/// A real record with fields set to what no referee writes but JSON can hold: a move's flips
+/// repeated thousands of times (more than 65,535 characters of them), seats and plies far out of
+/// range, a bot name longer than any column, rows cut short or too long, moves doubled, an
+/// opening longer than the game. Each goes through the same reading as a record file's line.
+fn out_of_range_record_line() -> impl Strategy<Value = Vec<u8>> {
+    (
+        prop::sample::select(sample_games()),
+        prop::collection::vec((0u8..9, any::<prop::sample::Index>(), any::<u32>()), 1..5),
+    )
+        .prop_map(|(mut g, edits)| {
+            for (how, at, n) in edits {
+                match how {
+                    0 => {
+                        if let Some(m) = pick(&at, &mut g.moves) {
+                            let flip = m.flips.first().copied().unwrap_or(m.square);
+                            m.flips = vec![flip; 1 + (n % 30_000) as usize];
+                        }
+                    }
+                    1 => {
+                        if let Some(m) = pick(&at, &mut g.moves) {
+                            m.seat = n as usize;
+                        }
+                    }
+                    2 => {
+                        if let Some(s) = pick(&at, &mut g.seats) {
+                            s.name = "x".repeat((n % 80_000) as usize);
+                            s.seat = n as usize % 9;
+                        }
+                    }
+                    3 => {
+                        if let Some(row) = pick(&at, &mut g.initial_rows) {
+                            row.truncate((n % 12) as usize);
+                            if n % 2 == 0 {
+                                row.push_str(&"B".repeat((n % 40) as usize));
+                            }
+                        }
+                        g.initial_rows.truncate(1 + (n % 12) as usize);
+                    }
+                    4 => {
+                        let copy = g.moves.clone();
+                        g.moves.extend(copy);
+                    }
+                    5 => g.opening = n,
+                    6 => {
+                        if let Some(f) = pick(&at, &mut g.faults) {
+                            f.ply = n;
+                            f.seat = n as usize;
+                        } else {
+                            g.ranking.push(vec![n as usize]);
+                        }
+                    }
+                    7 => {
+                        if let Some(m) = pick(&at, &mut g.moves) {
+                            m.ms = f64::from(n) * 1e300;
+                            // Off the board, as far as a square's name reaches (z26).
+                            m.square = Square {
+                                col: (n % 26) as u8,
+                                row: (n / 26 % 26) as u8,
+                            };
+                        }
+                    }
+                    _ => {
+                        g.result = multiversi::rules::Outcome::Win { winner: n as usize };
+                        g.scores.truncate((n % 3) as usize);
+                    }
+                }
+            }
+            to_lines(std::slice::from_ref(&g))
+                .trim_end()
+                .as_bytes()
+                .to_vec()
+        })
 }
 
 /// A random position: any board, 3 or 4 players, Anti-Reversi or not, some squares blocked at

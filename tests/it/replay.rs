@@ -1,26 +1,28 @@
 //! `multiversi replay` as a user meets it: reading record files, `--verify` on good and damaged
 //! records, and the plain-text replay compared with boards the engine computes.
 
-use crate::records::{self, rows_at, sample_games};
+use crate::support::samples::{self, rows_at, sample_games};
 use crate::support::*;
 use multiversi::record::{FaultKind, FaultRecord};
 use multiversi::rules::{BoardKind, Colour, MoveKind, Outcome, Square};
 
 #[test]
 fn verify_accepts_every_board_shape_blocked_squares_and_faults() {
-    let dir = records::temp_dir("replay-verify-good");
+    let dir = temp_dir("replay-verify-good");
     let path = dir.join("games.jsonl");
-    records::write(&path, &sample_games());
-    let out = run(&["replay", "--verify", path.to_str().unwrap()]);
+    samples::write(&path, &sample_games());
+    let out = multiversi("replay")
+        .args(&["--verify", path.to_str().unwrap()])
+        .run();
     assert_eq!(
         out.status.code(),
         Some(0),
         "{}{}",
-        stdout(&out),
-        stderr(&out)
+        out.stdout(),
+        out.stderr()
     );
     assert_eq!(
-        stdout(&out),
+        out.stdout(),
         "verified 5 games: 5 hold, 0 do not; 0 damaged lines\n"
     );
 }
@@ -72,9 +74,9 @@ fn verify_names_the_line_game_ply_and_difference_of_each_problem() {
     games.push(g);
     // Line 7 (after line 6): a fault for Red while it was White's turn holds: the referee
     // disqualifies a bot that writes unasked or dies between its turns when that is noticed.
-    let mut spec = records::Spec::new(4, BoardKind::Eight, 1);
+    let mut spec = samples::Spec::new(4, BoardKind::Eight, 1);
     spec.faults = vec![(2, 5, FaultKind::Malformed)];
-    let mut other_turn = records::game(&spec);
+    let mut other_turn = samples::game(&spec);
     other_turn.game = "turn".into();
     assert_eq!(other_turn.moves[5].seat, 1, "White moves at ply 5");
     // Line 6: the last move missing.
@@ -106,13 +108,13 @@ fn verify_names_the_line_game_ply_and_difference_of_each_problem() {
     g.ranking.reverse();
     games.push(g);
     // Line 9: a game that ends early because only one player is left holds.
-    let mut spec = records::Spec::new(4, BoardKind::Eight, 11);
+    let mut spec = samples::Spec::new(4, BoardKind::Eight, 11);
     spec.faults = vec![
         (0, 0, FaultKind::Crash),
         (2, 1, FaultKind::Timeout),
         (3, 3, FaultKind::Malformed),
     ];
-    let early = records::game(&spec);
+    let early = samples::game(&spec);
     assert_eq!(
         early.moves.len(),
         3,
@@ -131,13 +133,13 @@ fn verify_names_the_line_game_ply_and_difference_of_each_problem() {
 
     games.push(order);
 
-    let dir = records::temp_dir("replay-verify-bad");
+    let dir = temp_dir("replay-verify-bad");
     let path = dir.join("games.jsonl");
-    records::write(&path, &games);
+    samples::write(&path, &games);
     let p = path.to_str().unwrap();
-    let out = run(&["replay", "--verify", p]);
-    let text = stdout(&out);
-    assert_eq!(out.status.code(), Some(1), "{text}{}", stderr(&out));
+    let out = multiversi("replay").args(&["--verify", p]).run();
+    let text = out.stdout();
+    assert_eq!(out.status.code(), Some(1), "{text}{}", out.stderr());
     let expect = [
         format!("{p}:2: game illegal: ply 5: "),
         "the square is occupied".to_string(),
@@ -172,30 +174,30 @@ fn verify_names_the_line_game_ply_and_difference_of_each_problem() {
     }
     assert!(!text.contains(&format!("{p}:1:")), "{text}");
     assert!(!text.contains(&format!("{p}:7:")), "{text}");
-    assert!(stderr(&out).contains("8 of 11 games do not hold"));
+    assert!(out.stderr().contains("8 of 11 games do not hold"));
 }
 
 #[test]
 fn a_damaged_line_is_reported_and_the_other_games_still_checked() {
     let games = sample_games();
-    let mut text = records::to_lines(&games[..2]);
+    let mut text = samples::to_lines(&games[..2]);
     let mut v2 = serde_json::to_value(&games[2]).unwrap();
     v2["version"] = 2.into();
     text.push_str(&format!("{v2}\n"));
     text.push('\n');
     let mut bad = games[3].clone();
     bad.moves[0].square = Square::new(0, 0);
-    text.push_str(&records::to_lines(&[bad]));
+    text.push_str(&samples::to_lines(&[bad]));
     // A crash in the middle of writing the last game.
-    let last = records::to_lines(&games[4..]);
+    let last = samples::to_lines(&games[4..]);
     text.push_str(&last[..last.len() / 2]);
-    let dir = records::temp_dir("replay-verify-damaged");
+    let dir = temp_dir("replay-verify-damaged");
     let path = dir.join("games.jsonl");
     std::fs::write(&path, text).unwrap();
     let p = path.to_str().unwrap();
-    let out = run(&["replay", "--verify", p]);
-    let text = stdout(&out);
-    assert_eq!(out.status.code(), Some(3), "{text}{}", stderr(&out));
+    let out = multiversi("replay").args(&["--verify", p]).run();
+    let text = out.stdout();
+    assert_eq!(out.status.code(), Some(3), "{text}{}", out.stderr());
     assert!(
         text.contains(&format!("{p}:3: record format version 2 is not supported")),
         "{text}"
@@ -214,49 +216,110 @@ fn a_damaged_line_is_reported_and_the_other_games_still_checked() {
     );
 }
 
+/// A move that flips 22,000 discs cannot be on a board of 64 squares: the line is damaged, and
+/// every command that reads it says so with the file and line and exits 3 (it used to panic in
+/// the drawing, exit 101, and go through `--html`, `--verify` and `standings` as a game).
+#[test]
+fn a_move_with_more_flips_than_the_board_has_squares_is_a_damaged_line_everywhere() {
+    let mut game = sample_games()[0].clone();
+    assert_eq!(game.rules.side(), 8);
+    let flip = game.moves[0].flips[0];
+    game.moves[0].flips = vec![flip; 22_000];
+    let dir = temp_dir("replay-huge-flips");
+    let path = dir.join("games.jsonl");
+    samples::write(&path, &[game]);
+    let p = path.to_str().unwrap();
+    let html = dir.join("games.html");
+    let out_dir = dir.join("standings");
+    let commands: [Vec<&str>; 7] = [
+        vec!["replay", p],
+        vec!["replay", p, "--ply", "3"],
+        vec!["replay", p, "--animate", "--delay", "0"],
+        vec!["replay", p, "--html", html.to_str().unwrap()],
+        vec!["replay", "--verify", p],
+        vec!["standings", p, "--out", out_dir.to_str().unwrap()],
+        vec!["standings", "--strict", p],
+    ];
+    let why = format!(
+        "{p}:1: move 1 ({}) lists 22000 flipped discs; the 8x8 board has 64 squares",
+        game_square(&path)
+    );
+    for args in commands {
+        let out = multiversi(args[0]).args(&args[1..]).run();
+        let text = out.stdout() + &out.stderr();
+        assert_eq!(out.status.code(), Some(3), "{args:?}:\n{text}");
+        assert!(text.contains(&why), "{args:?}: no {why:?} in:\n{text}");
+        assert!(!text.contains("panicked"), "{args:?}:\n{text}");
+    }
+    assert!(!html.exists(), "no viewer for a file without a game");
+}
+
+/// The square of the first move of the only game in a record file, as the record spells it.
+fn game_square(path: &std::path::Path) -> String {
+    let text = std::fs::read_to_string(path).unwrap();
+    let v: serde_json::Value = serde_json::from_str(text.lines().next().unwrap()).unwrap();
+    v["moves"][0]["square"].as_str().unwrap().to_string()
+}
+
+/// A bot's name is not bounded by the board: one of 70,000 characters (a record edited by hand,
+/// or a bot that named itself at length) is drawn in full by the replay and the standings, where
+/// a column as wide as it used to panic.
+#[test]
+fn a_name_wider_than_any_column_is_drawn_without_panic() {
+    let mut game = sample_games()[0].clone();
+    game.seats[1].name = "n".repeat(70_000);
+    let dir = temp_dir("replay-long-name");
+    let path = dir.join("games.jsonl");
+    samples::write(&path, &[game]);
+    let p = path.to_str().unwrap();
+    for args in [
+        vec!["replay", p],
+        vec!["replay", p, "--ply", "3"],
+        vec!["standings", p],
+    ] {
+        let out = multiversi(args[0]).args(&args[1..]).run();
+        assert_eq!(out.status.code(), Some(0), "{args:?}: {}", out.stderr());
+        assert!(out.stdout().contains(&"n".repeat(70_000)), "{args:?}");
+    }
+}
+
 #[test]
 fn missing_files_and_unknown_games_are_named() {
-    let out = run(&["replay", "no/such/records.jsonl"]);
-    assert_eq!(out.status.code(), Some(3));
-    assert!(
-        stderr(&out).contains("no/such/records.jsonl: no such file"),
-        "{}",
-        stderr(&out)
-    );
+    let out = multiversi("replay").args(&["no/such/records.jsonl"]).run();
+    out.assert_code(3);
+    out.assert_stderr_has("no/such/records.jsonl: no such file");
 
-    let dir = records::temp_dir("replay-select");
+    let dir = temp_dir("replay-select");
     let path = dir.join("games.jsonl");
-    records::write(&path, &sample_games()[..2]);
+    samples::write(&path, &sample_games()[..2]);
     let p = path.to_str().unwrap();
     for wanted in ["7", "nope"] {
-        let out = run(&["replay", p, "--game", wanted]);
-        assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
-        let err = stderr(&out);
+        let out = multiversi("replay").args(&[p, "--game", wanted]).run();
+        out.assert_code(2);
+        let err = out.stderr();
         assert!(err.contains(&format!("no game '{wanted}'")), "{err}");
         assert!(
             err.contains("1 20261129-113000-0001, 2 20261129-113000-0002"),
             "{err}"
         );
     }
-    let out = run(&["replay", p, "--game", "2", "--ply", "999"]);
-    assert_eq!(out.status.code(), Some(2));
-    assert!(stderr(&out).contains("--ply 999: game 20261129-113000-0002 has"));
-    let out = run(&["replay", p, "--html", "no/such/dir/out.html"]);
-    assert_eq!(out.status.code(), Some(5));
-    assert!(
-        stderr(&out).contains("cannot write no/such/dir/out.html"),
-        "{}",
-        stderr(&out)
-    );
+    let out = multiversi("replay")
+        .args(&[p, "--game", "2", "--ply", "999"])
+        .run();
+    out.assert_code(2);
+    assert!(out
+        .stderr()
+        .contains("--ply 999: game 20261129-113000-0002 has"));
+    let out = multiversi("replay")
+        .args(&[p, "--html", "no/such/dir/out.html"])
+        .run();
+    out.assert_code(5);
+    out.assert_stderr_has("cannot write no/such/dir/out.html");
     let empty = dir.join("empty.jsonl");
     std::fs::write(&empty, "").unwrap();
-    let out = run(&["replay", empty.to_str().unwrap()]);
-    assert_eq!(out.status.code(), Some(3));
-    assert!(
-        stderr(&out).contains("no readable game"),
-        "{}",
-        stderr(&out)
-    );
+    let out = multiversi("replay").arg(&empty).run();
+    out.assert_code(3);
+    out.assert_stderr_has("no readable game");
 }
 
 /// The board lines of plain output that follow "Board after move N", as rows of letters.
@@ -276,23 +339,17 @@ fn board_after(text: &str, heading: &str) -> Vec<String> {
 #[test]
 fn plain_replay_shows_the_boards_the_engine_computes() {
     let games = sample_games();
-    let dir = records::temp_dir("replay-plain");
+    let dir = temp_dir("replay-plain");
     let path = dir.join("games.jsonl");
-    records::write(&path, &games);
+    samples::write(&path, &games);
     let p = path.to_str().unwrap();
     for (n, rec) in games.iter().enumerate() {
         let total = rec.moves.len();
         for ply in [0, 1, total / 2, total] {
-            let out = run(&[
-                "replay",
-                p,
-                "--game",
-                &(n + 1).to_string(),
-                "--ply",
-                &ply.to_string(),
-            ]);
-            assert!(out.status.success(), "{}", stderr(&out));
-            let text = stdout(&out);
+            let out = multiversi("replay")
+                .args(&[p, "--game", &(n + 1).to_string(), "--ply", &ply.to_string()])
+                .ok();
+            let text = out.stdout();
             assert!(!text.contains('\x1b'), "colour codes when piped");
             let heading = format!("Board after move {ply} of {total}");
             assert_eq!(
@@ -311,8 +368,10 @@ fn plain_replay_shows_the_boards_the_engine_computes() {
         }
     }
     // The octagon with faults: disqualifications shown where they happened, and the result.
-    let out = run(&["replay", p, "--game", "20261129-113000-0005"]);
-    let text = stdout(&out);
+    let out = multiversi("replay")
+        .args(&[p, "--game", "20261129-113000-0005"])
+        .run();
+    let text = out.stdout();
     assert!(
         text.contains("✗ White random disqualified after move 5: timeout (test fault of seat 1)"),
         "{text}"
@@ -327,8 +386,10 @@ fn plain_replay_shows_the_boards_the_engine_computes() {
     );
     assert!(text.contains("Ranking: 1. "), "{text}");
     // A 3-player game shows the neutral disc and its count.
-    let out = run(&["replay", p, "--game", "2", "--ply", "0"]);
-    let text = stdout(&out);
+    let out = multiversi("replay")
+        .args(&[p, "--game", "2", "--ply", "0"])
+        .run();
+    let text = out.stdout();
     assert!(text.contains("neutral 1"), "{text}");
     // The octagon's cut corners, the centre and the neutral disc (e6) as the record writes them.
     assert!(text.contains("\n  1 - - . . . . . . - -\n"), "{text}");
@@ -339,12 +400,11 @@ fn plain_replay_shows_the_boards_the_engine_computes() {
 #[test]
 fn plain_replay_of_a_whole_file_shows_every_game() {
     let games = sample_games();
-    let dir = records::temp_dir("replay-all");
+    let dir = temp_dir("replay-all");
     let path = dir.join("games.jsonl");
-    records::write(&path, &games);
-    let out = run(&["replay", path.to_str().unwrap()]);
-    assert!(out.status.success());
-    let text = stdout(&out);
+    samples::write(&path, &games);
+    let out = multiversi("replay").arg(&path).ok();
+    let text = out.stdout();
     assert_eq!(text.matches("Result: ").count(), games.len());
     for rec in &games {
         assert!(text.contains(&format!("Game {} (", rec.game)));
@@ -354,18 +414,13 @@ fn plain_replay_of_a_whole_file_shows_every_game() {
 #[test]
 fn animate_prints_every_board_when_piped() {
     let games = sample_games();
-    let dir = records::temp_dir("replay-animate");
+    let dir = temp_dir("replay-animate");
     let path = dir.join("games.jsonl");
-    records::write(&path, &games[1..2]);
-    let out = run(&[
-        "replay",
-        path.to_str().unwrap(),
-        "--animate",
-        "--delay",
-        "0",
-    ]);
-    assert!(out.status.success(), "{}", stderr(&out));
-    let text = stdout(&out);
+    samples::write(&path, &games[1..2]);
+    let out = multiversi("replay")
+        .args(&[path.to_str().unwrap(), "--animate", "--delay", "0"])
+        .ok();
+    let text = out.stdout();
     let total = games[1].moves.len();
     // One board per position: the start and after each move; each board ends with its discs line.
     assert_eq!(text.matches("Discs: ").count(), total + 1, "{text}");
@@ -375,25 +430,27 @@ fn animate_prints_every_board_when_piped() {
 
 #[test]
 fn real_match_records_verify_and_replay_to_their_final_boards() {
-    let dir = records::temp_dir("replay-real");
+    let dir = temp_dir("replay-real");
     let path = dir.join("match.jsonl");
-    let games = records::real_games(&path);
+    let games = samples::real_games(&path);
     assert_eq!(games.len(), 3);
     assert!(
         games[2].faults.iter().any(|f| f.kind == FaultKind::Crash),
         "the game with `false` records its crash"
     );
     let p = path.to_str().unwrap();
-    let out = run(&["replay", "--verify", p]);
-    assert_eq!(out.status.code(), Some(0), "{}", stdout(&out));
+    let out = multiversi("replay").args(&["--verify", p]).run();
+    assert_eq!(out.status.code(), Some(0), "{}", out.stdout());
     assert_eq!(
-        stdout(&out),
+        out.stdout(),
         "verified 3 games: 3 hold, 0 do not; 0 damaged lines\n"
     );
     for (n, rec) in games.iter().enumerate() {
-        let out = run(&["replay", p, "--game", &(n + 1).to_string()]);
+        let out = multiversi("replay")
+            .args(&[p, "--game", &(n + 1).to_string()])
+            .run();
         let total = rec.moves.len();
-        let text = stdout(&out);
+        let text = out.stdout();
         let heading = format!("Board after move {total} of {total}");
         assert_eq!(board_after(&text, &heading), rec.final_rows, "{text}");
     }
@@ -402,50 +459,45 @@ fn real_match_records_verify_and_replay_to_their_final_boards() {
     let m = bad.moves.iter_mut().find(|m| !m.flips.is_empty()).unwrap();
     m.flips.clear();
     let bad_path = dir.join("bad.jsonl");
-    records::write(&bad_path, &[bad]);
-    let out = run(&["replay", "--verify", bad_path.to_str().unwrap()]);
-    assert_eq!(out.status.code(), Some(1), "{}", stdout(&out));
-    assert!(
-        stdout(&out).contains("by the rules, but the record says nothing"),
-        "{}",
-        stdout(&out)
-    );
+    samples::write(&bad_path, &[bad]);
+    let out = multiversi("replay")
+        .args(&["--verify", bad_path.to_str().unwrap()])
+        .run();
+    assert_eq!(out.status.code(), Some(1), "{}", out.stdout());
+    out.assert_stdout_has("by the rules, but the record says nothing");
 }
 
 #[test]
 fn records_of_faulty_bots_verify() {
     // The referee's scripted misbehaving bot, in two seats at different turns, so that a game
     // has faults at the start and in the middle, of several kinds, and ends with two players.
-    let dir = records::temp_dir("replay-faulty");
+    let dir = temp_dir("replay-faulty");
     let path = dir.join("games.jsonl");
     // Quoted paths: a checkout whose path holds a space must not turn every bot into one that
     // cannot start (which would still give records that verify).
-    let bad = crate::support::test_bot("bad.py");
-    let pids = crate::support::quote(&dir.join("pids"));
-    let bot = |mode: &str, turn: &str| format!("python3 {bad} {pids} {mode} {turn}");
+    let (bad, pids) = (test_bot("bad.py"), dir.join("pids"));
+    let bot = |mode: &str, turn: &str| bot_cmd(&["python3", &bad, utf8(&pids), mode, turn]);
     for (a, b) in [
         (bot("illegal", "3"), bot("garbage", "5")),
         (bot("exit-at-once", "1"), bot("spam", "2")),
         (bot("crash", "4"), bot("hang", "2")),
     ] {
-        let out = run(&[
-            "match",
-            &a,
-            "builtin:random",
-            &b,
-            "builtin:greedy",
-            "--seed",
-            "3",
-            "--move-ms",
-            "300",
-            "--grace-ms",
-            "100",
-            // `exit-at-once` never answers start: play the game anyway.
-            "--keep-going",
-            "--record",
-            path.to_str().unwrap(),
-        ]);
-        assert!(out.status.success(), "{}", stderr(&out));
+        multiversi("match")
+            .args(&[
+                &a,
+                "builtin:random",
+                &b,
+                "builtin:greedy",
+                "--seed",
+                "3",
+                "--move-ms",
+                "300",
+                "--grace-ms",
+                "100", // `exit-at-once` never answers start: play the game anyway.
+                "--keep-going",
+            ])
+            .record(&path)
+            .ok();
     }
     use multiversi::record::FaultKind::*;
     // Each game's faults as (seat, kind): seat 0 and seat 2 are the two scripted bots.
@@ -464,9 +516,11 @@ fn records_of_faulty_bots_verify() {
             r.seats[2].ready.is_some(),
             "the second scripted bot started"
         );
-        crate::matches::check_record(r);
+        check_record(r);
     }
-    let out = run(&["replay", "--verify", path.to_str().unwrap()]);
-    assert_eq!(out.status.code(), Some(0), "{}", stdout(&out));
-    assert!(stdout(&out).contains("verified 3 games: 3 hold"));
+    let out = multiversi("replay")
+        .args(&["--verify", path.to_str().unwrap()])
+        .run();
+    assert_eq!(out.status.code(), Some(0), "{}", out.stdout());
+    assert!(out.stdout().contains("verified 3 games: 3 hold"));
 }

@@ -5,7 +5,8 @@
 //! A machine without those fails this test with a message that says how to install them: the
 //! README's test command runs `.ci/setup` first, and a skipped check would prove nothing.
 
-use crate::records;
+use crate::support::samples;
+use crate::support::temp_dir;
 use std::path::Path;
 use std::process::Command;
 
@@ -32,11 +33,11 @@ fn html_viewer_shows_the_recorded_boards_in_chromium() {
         );
         panic!("{msg}");
     }
-    let out_dir = records::temp_dir("replay-browser");
+    let out_dir = temp_dir("replay-browser");
     let path = out_dir.join("games.jsonl");
     // Generated games of every shape, then real ones from `multiversi match` appended.
     // A bot name that would end the data's <script> element if it were not escaped.
-    let mut games = records::sample_games();
+    let mut games = samples::sample_games();
     games[0].seats[3].name = "</script><script>document.title='broken'</script>".into();
     // A seed above 2^53, which a JavaScript number would round, and a crash's whole Python
     // traceback, which the fault box must show without clipping.
@@ -55,8 +56,8 @@ fn html_viewer_shows_the_recorded_boards_in_chromium() {
             })
             .collect::<String>()
         + "ZeroDivisionError: division by zero\n";
-    records::write(&path, &games);
-    records::real_games(&path);
+    samples::write(&path, &games);
+    samples::real_games(&path);
     let screenshot = Path::new(env!("CARGO_TARGET_TMPDIR")).join("replay-viewer.png");
     let out = Command::new("node")
         .current_dir(&dir)

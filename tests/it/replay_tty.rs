@@ -2,46 +2,13 @@
 //! them, the screens come out, and the terminal must be left as it was found (echo and line
 //! editing back on) when the user quits.
 
-use crate::records;
+use crate::support::{multiversi, open_pty, samples, temp_dir, Running};
 use std::fs::File;
 use std::io::{Read, Write};
-use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
-use std::os::unix::process::{CommandExt, ExitStatusExt};
-use std::process::{Child, Command, ExitStatus, Stdio};
+use std::os::fd::{AsRawFd, OwnedFd};
+use std::os::unix::process::ExitStatusExt;
+use std::process::ExitStatus;
 use std::time::{Duration, Instant};
-
-/// A pseudo-terminal pair: the test holds the master, the child gets the slave.
-pub fn open_pty(rows: u16) -> (File, OwnedFd) {
-    let (mut master, mut slave) = (-1, -1);
-    let size = libc::winsize {
-        ws_row: rows,
-        ws_col: 140,
-        ws_xpixel: 0,
-        ws_ypixel: 0,
-    };
-    // SAFETY: openpty writes two fds; the name and termios pointers may be null.
-    let rc = unsafe {
-        libc::openpty(
-            &mut master,
-            &mut slave,
-            std::ptr::null_mut(),
-            std::ptr::null(),
-            &size,
-        )
-    };
-    assert_eq!(rc, 0, "openpty: {}", std::io::Error::last_os_error());
-    // Not inherited by the children other tests start meanwhile: a terminal held open by some
-    // other process would never see its end, nor its replay a hangup.
-    for fd in [master, slave] {
-        // SAFETY: setting a flag on a descriptor we own.
-        assert_eq!(
-            unsafe { libc::fcntl(fd, libc::F_SETFD, libc::FD_CLOEXEC) },
-            0
-        );
-    }
-    // SAFETY: both fds were just opened for us and are owned from here on.
-    unsafe { (File::from_raw_fd(master), OwnedFd::from_raw_fd(slave)) }
-}
 
 fn termios(fd: &OwnedFd) -> libc::termios {
     // SAFETY: termios is plain data that tcgetattr fills in.
@@ -50,10 +17,12 @@ fn termios(fd: &OwnedFd) -> libc::termios {
     t
 }
 
+/// `multiversi replay` on a terminal of its own; killed when the test lets go of it, also when
+/// the test fails half-way.
 struct Session {
     master: File,
     slave: OwnedFd,
-    child: Child,
+    child: Running,
     seen: String,
     /// The bytes read so far (`seen` is their text).
     raw: Vec<u8>,
@@ -68,7 +37,7 @@ impl Session {
         Session::start_ignoring(args, no_color, rows, None)
     }
 
-    /// Starts the replay with the usual signal dispositions (whatever the test runner ignores,
+    /// Starts `multiversi replay ARGS` with the usual signal dispositions (whatever the test runner ignores,
     /// as under `nohup`), or with `ignored` ignored.
     fn start_ignoring(
         args: &[&str],
@@ -78,15 +47,20 @@ impl Session {
     ) -> Session {
         let (master, slave) = open_pty(rows);
         let before = termios(&slave);
-        let mut cmd = Command::new(env!("CARGO_BIN_EXE_multiversi"));
-        cmd.args(args)
+        let command = multiversi("replay")
+            .args(args)
             .env("TERM", "xterm-256color")
-            .stdin(Stdio::from(slave.try_clone().unwrap()))
-            .stdout(Stdio::from(slave.try_clone().unwrap()))
-            .stderr(Stdio::from(slave.try_clone().unwrap()));
+            .stdin_from(slave.try_clone().unwrap())
+            .stdout_to(slave.try_clone().unwrap())
+            .stderr_to(slave.try_clone().unwrap());
+        let command = if no_color {
+            command.env("NO_COLOR", "1")
+        } else {
+            command.env_remove("NO_COLOR")
+        };
         // SAFETY: signal is async-signal-safe; this runs in the child before exec.
-        unsafe {
-            cmd.pre_exec(move || {
+        let command = unsafe {
+            command.pre_exec(move || {
                 for sig in [libc::SIGHUP, libc::SIGINT, libc::SIGTERM] {
                     let action = if Some(sig) == ignored {
                         libc::SIG_IGN
@@ -96,14 +70,9 @@ impl Session {
                     libc::signal(sig, action);
                 }
                 Ok(())
-            });
-        }
-        if no_color {
-            cmd.env("NO_COLOR", "1");
-        } else {
-            cmd.env_remove("NO_COLOR");
-        }
-        let child = cmd.spawn().expect("multiversi starts");
+            })
+        };
+        let child = command.spawn();
         Session {
             master,
             slave,
@@ -177,7 +146,7 @@ impl Session {
         let deadline = Instant::now() + Duration::from_secs(10);
         let status = loop {
             self.pump(20);
-            if let Some(status) = self.child.try_wait().unwrap() {
+            if let Some(status) = self.child.try_wait() {
                 break status;
             }
             assert!(Instant::now() < deadline, "replay did not quit");
@@ -188,24 +157,14 @@ impl Session {
     }
 }
 
-impl Drop for Session {
-    /// A test that fails half-way leaves no replay running.
-    fn drop(&mut self) {
-        if let Ok(None) = self.child.try_wait() {
-            let _ = self.child.kill();
-            let _ = self.child.wait();
-        }
-    }
-}
-
 #[test]
 fn arrow_keys_step_through_the_games_and_quitting_restores_the_terminal() {
-    let games = records::sample_games();
-    let dir = records::temp_dir("replay-tty");
+    let games = samples::sample_games();
+    let dir = temp_dir("replay-tty");
     let path = dir.join("games.jsonl");
-    records::write(&path, &games);
+    samples::write(&path, &games);
     let total = games[0].moves.len();
-    let mut s = Session::start(&["replay", path.to_str().unwrap()], false, 50);
+    let mut s = Session::start(&[path.to_str().unwrap()], false, 50);
     let before = s.before;
     assert_ne!(before.c_lflag & libc::ECHO, 0);
     s.screen(&format!("Move 0 of {total} · game 1 of 5"));
@@ -243,12 +202,12 @@ fn arrow_keys_step_through_the_games_and_quitting_restores_the_terminal() {
 /// handled the same way, is left out: its default action may write a core file.)
 #[test]
 fn a_signal_while_stepping_restores_the_terminal_and_still_kills_the_replay() {
-    let games = records::sample_games();
-    let dir = records::temp_dir("replay-tty-signal");
+    let games = samples::sample_games();
+    let dir = temp_dir("replay-tty-signal");
     let path = dir.join("games.jsonl");
-    records::write(&path, &games[..1]);
+    samples::write(&path, &games[..1]);
     for sig in [libc::SIGTERM, libc::SIGHUP, libc::SIGINT] {
-        let mut s = Session::start(&["replay", path.to_str().unwrap()], false, 40);
+        let mut s = Session::start(&[path.to_str().unwrap()], false, 40);
         let before = s.before;
         s.screen("Move 0 of");
         let raw = termios(&s.slave);
@@ -257,8 +216,7 @@ fn a_signal_while_stepping_restores_the_terminal_and_still_kills_the_replay() {
             0,
             "raw while stepping"
         );
-        // SAFETY: signalling the child we started and have not reaped.
-        assert_eq!(unsafe { libc::kill(s.child.id() as libc::pid_t, sig) }, 0);
+        s.child.signal(sig);
         let (status, seen, after) = s.finish_status();
         assert_eq!(status.signal(), Some(sig), "signal {sig}: {status:?}");
         assert_eq!(
@@ -285,26 +243,17 @@ fn a_signal_while_stepping_restores_the_terminal_and_still_kills_the_replay() {
 /// Under `nohup` SIGHUP is ignored: the replay leaves it ignored and goes on stepping.
 #[test]
 fn an_ignored_hangup_stays_ignored() {
-    let games = records::sample_games();
-    let dir = records::temp_dir("replay-tty-nohup");
+    let games = samples::sample_games();
+    let dir = temp_dir("replay-tty-nohup");
     let path = dir.join("games.jsonl");
-    records::write(&path, &games[..1]);
-    let mut s = Session::start_ignoring(
-        &["replay", path.to_str().unwrap()],
-        false,
-        40,
-        Some(libc::SIGHUP),
-    );
+    samples::write(&path, &games[..1]);
+    let mut s = Session::start_ignoring(&[path.to_str().unwrap()], false, 40, Some(libc::SIGHUP));
     let before = s.before;
     s.screen("Move 0 of");
-    // SAFETY: signalling the child we started and have not reaped.
-    assert_eq!(
-        unsafe { libc::kill(s.child.id() as libc::pid_t, libc::SIGHUP) },
-        0
-    );
+    s.child.signal(libc::SIGHUP);
     s.keys("\x1b[C");
     s.screen("Move 1 of");
-    assert!(s.child.try_wait().unwrap().is_none(), "still running");
+    assert!(s.child.try_wait().is_none(), "still running");
     s.keys("q");
     let (code, _, after) = s.finish();
     assert_eq!(code, 0);
@@ -313,11 +262,11 @@ fn an_ignored_hangup_stays_ignored() {
 
 #[test]
 fn no_color_gives_plain_letters_on_a_terminal() {
-    let games = records::sample_games();
-    let dir = records::temp_dir("replay-tty-plain");
+    let games = samples::sample_games();
+    let dir = temp_dir("replay-tty-plain");
     let path = dir.join("games.jsonl");
-    records::write(&path, &games[1..2]);
-    let mut s = Session::start(&["replay", path.to_str().unwrap(), "--ply", "0"], true, 24);
+    samples::write(&path, &games[1..2]);
+    let mut s = Session::start(&[path.to_str().unwrap(), "--ply", "0"], true, 24);
     let screen = s.screen("Move 0 of");
     assert!(
         !screen.contains("\x1b[48;5;") && !screen.contains("\x1b[38;5;"),
@@ -348,19 +297,13 @@ fn no_color_gives_plain_letters_on_a_terminal() {
 
 #[test]
 fn animate_on_a_terminal_redraws_one_board_per_move() {
-    let games = records::sample_games();
-    let dir = records::temp_dir("replay-tty-animate");
+    let games = samples::sample_games();
+    let dir = temp_dir("replay-tty-animate");
     let path = dir.join("games.jsonl");
-    records::write(&path, &games[3..4]);
+    samples::write(&path, &games[3..4]);
     let total = games[3].moves.len();
     let s = Session::start(
-        &[
-            "replay",
-            path.to_str().unwrap(),
-            "--animate",
-            "--delay",
-            "1",
-        ],
+        &[path.to_str().unwrap(), "--animate", "--delay", "1"],
         false,
         40,
     );

@@ -55,35 +55,33 @@ fn messages_and_records_match_their_schemas() {
     let (input, output, record) = (dir.join("in"), dir.join("out"), dir.join("games.jsonl"));
     let exe = env!("CARGO_BIN_EXE_multiversi");
     // A built-in bot behind `tee`, to see both directions of its pipes.
-    let spy = format!(
-        "sh -c 'tee -a \"{}\" | \"{exe}\" bot greedy | tee -a \"{}\"'",
-        input.display(),
-        output.display()
+    let script = format!(
+        "tee -a {} | {} bot greedy | tee -a {}",
+        shell_word(utf8(&input)),
+        shell_word(exe),
+        shell_word(utf8(&output))
     );
-    let illegal = format!(
-        "python3 {} {} illegal 3",
-        test_bot("bad.py"),
-        quote(&dir.join("pids"))
-    );
-    let out = run(&[
-        "match",
-        &spy,
-        &illegal,
-        "builtin:random",
-        "builtin:greedy",
-        "--games",
-        "2",
-        "--clock-ms",
-        "60000",
-        "--increment-ms",
-        "10",
-        "--blocked",
-        "b2",
-        "--record",
-        record.to_str().unwrap(),
-    ]);
-    assert!(out.status.success(), "{}", stderr(&out));
-    crate::faults::assert_no_process_left(&dir.join("pids"));
+    let spy = bot_cmd(&["sh", "-c", &script]);
+    let pids = dir.join("pids");
+    let illegal = bot_cmd(&["python3", &test_bot("bad.py"), utf8(&pids), "illegal", "3"]);
+    multiversi("match")
+        .args(&[
+            &spy,
+            &illegal,
+            "builtin:random",
+            "builtin:greedy",
+            "--games",
+            "2",
+            "--clock-ms",
+            "60000",
+            "--increment-ms",
+            "10",
+            "--blocked",
+            "b2",
+        ])
+        .record(&record)
+        .ok();
+    assert_no_process_left(&dir.join("pids"));
     let mut seen = std::collections::BTreeSet::new();
     for file in [&input, &output] {
         for line in std::fs::read_to_string(file).unwrap().lines() {
@@ -184,4 +182,21 @@ fn the_checker_notices_what_the_schemas_forbid() {
         &|m| m["time_ms"] = json!(1.5),
         "a fractional time (integer)",
     );
+}
+
+/// The fault kinds' words are written once in the code (`FaultKind::as_str`); the schemas of the
+/// record and of the `end` message list the same words, in the same order.
+#[test]
+fn the_schemas_name_the_fault_kinds_as_the_code_does() {
+    let words: Vec<Value> = multiversi::record::FaultKind::ALL
+        .iter()
+        .map(|k| Value::from(k.as_str()))
+        .collect();
+    let record = load("protocol/record.schema.json");
+    assert_eq!(
+        record["properties"]["faults"]["items"]["properties"]["kind"]["enum"],
+        Value::Array(words.clone())
+    );
+    let end = load("protocol/schema/end.json");
+    assert_eq!(end["$defs"]["fault_kind"]["enum"], Value::Array(words));
 }

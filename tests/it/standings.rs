@@ -2,6 +2,7 @@
 //! standings.json and standings.csv checked against the same counts worked out here from the
 //! records directly; damaged lines, duplicates, exit codes, the rating's anchor, the HTML page.
 
+use crate::support::samples;
 use crate::support::*;
 use multiversi::record::GameRecord;
 use multiversi::rules::Outcome;
@@ -15,11 +16,8 @@ use std::path::{Path, PathBuf};
 fn play(dir: &Path) -> (PathBuf, PathBuf) {
     let a = dir.join("a.jsonl");
     let b = dir.join("b.jsonl");
-    let bad = format!(
-        "python3 {}/tests/bots/bad.py {} illegal 2",
-        env!("CARGO_MANIFEST_DIR"),
-        dir.join("pids").display()
-    );
+    let pids = dir.join("pids");
+    let bad = bot_cmd(&["python3", &test_bot("bad.py"), utf8(&pids), "illegal", "2"]);
     let runs: [(&Path, Vec<&str>); 3] = [
         (
             &a,
@@ -62,16 +60,11 @@ fn play(dir: &Path) -> (PathBuf, PathBuf) {
         ),
     ];
     for (file, args) in runs {
-        let mut all = vec![
-            "match",
-            "--move-ms",
-            "2000",
-            "--record",
-            file.to_str().unwrap(),
-        ];
-        all.extend(args);
-        let out = run(&all);
-        assert!(out.status.success(), "{}", stderr(&out));
+        multiversi("match")
+            .args(&["--move-ms", "2000"])
+            .record(file)
+            .args(&args)
+            .ok();
     }
     (a, b)
 }
@@ -192,18 +185,18 @@ fn standings_of_merged_matches_match_the_records() {
     text.push_str(&cut);
     std::fs::write(&b, text).unwrap();
     let out_dir = dir.join("out");
-    let out = run(&[
-        "standings",
-        a.to_str().unwrap(),
-        b.to_str().unwrap(),
-        a.to_str().unwrap(),
-        "--out",
-        out_dir.to_str().unwrap(),
-        "--bootstrap",
-        "100",
-    ]);
-    assert!(out.status.success(), "{}", stderr(&out));
-    let err = stderr(&out);
+    let out = multiversi("standings")
+        .args(&[
+            a.to_str().unwrap(),
+            b.to_str().unwrap(),
+            a.to_str().unwrap(),
+            "--out",
+            out_dir.to_str().unwrap(),
+            "--bootstrap",
+            "100",
+        ])
+        .ok();
+    let err = out.stderr();
     assert!(
         err.contains(&format!("{}:22: the line ends in the middle", b.display())),
         "{err}"
@@ -367,7 +360,7 @@ fn standings_of_merged_matches_match_the_records() {
     }
 
     // The terminal table lists every bot, best first.
-    let table = stdout(&out);
+    let table = out.stdout();
     let first = table.lines().nth(1).unwrap();
     assert!(first.contains(bots[0]["bot"].as_str().unwrap()), "{table}");
     assert!(table.contains("29 games in 5 deals"), "{table}");
@@ -417,16 +410,16 @@ fn standings_of_merged_matches_match_the_records() {
 
     // The same inputs and seed give the same file, byte for byte.
     let again = dir.join("again");
-    let out = run(&[
-        "standings",
-        a.to_str().unwrap(),
-        b.to_str().unwrap(),
-        "--out",
-        again.to_str().unwrap(),
-        "--bootstrap",
-        "100",
-    ]);
-    assert!(out.status.success());
+    multiversi("standings")
+        .args(&[
+            a.to_str().unwrap(),
+            b.to_str().unwrap(),
+            "--out",
+            again.to_str().unwrap(),
+            "--bootstrap",
+            "100",
+        ])
+        .ok();
     let first_json = std::fs::read_to_string(out_dir.join("standings.json")).unwrap();
     let second_json = std::fs::read_to_string(again.join("standings.json")).unwrap();
     // Only the duplicates differ (the file was not given twice this time).
@@ -436,18 +429,18 @@ fn standings_of_merged_matches_match_the_records() {
     );
 
     // An anchor moves every rating by the same amount.
-    let anchored = run(&[
-        "standings",
-        a.to_str().unwrap(),
-        b.to_str().unwrap(),
-        "--anchor",
-        "random",
-        "--out",
-        dir.join("anchored").to_str().unwrap(),
-        "--bootstrap",
-        "0",
-    ]);
-    assert!(anchored.status.success(), "{}", stderr(&anchored));
+    multiversi("standings")
+        .args(&[
+            a.to_str().unwrap(),
+            b.to_str().unwrap(),
+            "--anchor",
+            "random",
+            "--out",
+            dir.join("anchored").to_str().unwrap(),
+            "--bootstrap",
+            "0",
+        ])
+        .ok();
     let anchored: Value = serde_json::from_str(
         &std::fs::read_to_string(dir.join("anchored/standings.json")).unwrap(),
     )
@@ -477,76 +470,69 @@ fn standings_of_merged_matches_match_the_records() {
 fn bad_input_gets_its_exit_code() {
     let dir = temp_dir("standings-errors");
     let good = dir.join("good.jsonl");
-    let out = run(&[
-        "match",
-        "--seed",
-        "3",
-        "--games",
-        "2",
-        "--record",
-        good.to_str().unwrap(),
-        "builtin:random",
-        "builtin:greedy",
-        "builtin:random",
-    ]);
-    assert!(out.status.success(), "{}", stderr(&out));
+    multiversi("match")
+        .args(&[
+            "--seed",
+            "3",
+            "--games",
+            "2",
+            "builtin:random",
+            "builtin:greedy",
+            "builtin:random",
+        ])
+        .record(&good)
+        .ok();
     let damaged = dir.join("damaged.jsonl");
     std::fs::write(&damaged, "{\"format\":\"multiversi-game\"\n").unwrap();
 
     // --strict: the first damaged line is an error that names it, exit 3, nothing written.
     let out_dir = dir.join("out");
-    let out = run(&[
-        "standings",
-        good.to_str().unwrap(),
-        damaged.to_str().unwrap(),
-        "--strict",
-        "--out",
-        out_dir.to_str().unwrap(),
-    ]);
-    assert_eq!(out.status.code(), Some(3), "{}", stderr(&out));
-    assert!(
-        stderr(&out).contains(&format!("{}:1:", damaged.display())),
-        "{}",
-        stderr(&out)
-    );
+    let out = multiversi("standings")
+        .args(&[
+            good.to_str().unwrap(),
+            damaged.to_str().unwrap(),
+            "--strict",
+            "--out",
+            out_dir.to_str().unwrap(),
+        ])
+        .run();
+    out.assert_code(3);
+    out.assert_stderr_has(&format!("{}:1:", damaged.display()));
     assert!(!out_dir.join("standings.json").exists());
     assert!(!out_dir.join("games.html").exists());
     assert_eq!(std::fs::read_dir(&out_dir).unwrap().count(), 0);
 
     // Nothing readable at all: exit 3.
-    let out = run(&["standings", damaged.to_str().unwrap()]);
-    assert_eq!(out.status.code(), Some(3));
-    assert!(
-        stderr(&out).contains("no readable game"),
-        "{}",
-        stderr(&out)
-    );
+    let out = multiversi("standings").arg(&damaged).run();
+    out.assert_code(3);
+    out.assert_stderr_has("no readable game");
     // A missing file: exit 3, named.
-    let out = run(&["standings", dir.join("nope.jsonl").to_str().unwrap()]);
-    assert_eq!(out.status.code(), Some(3));
-    assert!(stderr(&out).contains("nope.jsonl: no such file"));
+    let out = multiversi("standings")
+        .args(&[dir.join("nope.jsonl").to_str().unwrap()])
+        .run();
+    out.assert_code(3);
+    assert!(out.stderr().contains("nope.jsonl: no such file"));
     // An anchor that did not play: exit 2.
-    let out = run(&["standings", good.to_str().unwrap(), "--anchor", "nobody"]);
-    assert_eq!(out.status.code(), Some(2));
-    assert!(
-        stderr(&out).contains("anchor bot 'nobody'"),
-        "{}",
-        stderr(&out)
-    );
+    let out = multiversi("standings")
+        .args(&[good.to_str().unwrap(), "--anchor", "nobody"])
+        .run();
+    out.assert_code(2);
+    out.assert_stderr_has("anchor bot 'nobody'");
     // An output directory that cannot be made: exit 5.
-    let out = run(&[
-        "standings",
-        good.to_str().unwrap(),
-        "--out",
-        good.join("sub").to_str().unwrap(),
-    ]);
-    assert_eq!(out.status.code(), Some(5), "{}", stderr(&out));
+    let out = multiversi("standings")
+        .args(&[
+            good.to_str().unwrap(),
+            "--out",
+            good.join("sub").to_str().unwrap(),
+        ])
+        .run();
+    out.assert_code(5);
 }
 
 /// A record file with two games and a damaged line, so that `standings` has a warning to print.
 fn file_with_a_warning(name: &str) -> PathBuf {
     let path = temp_dir(name).join("games.jsonl");
-    crate::records::write(&path, &crate::records::sample_games());
+    samples::write(&path, &samples::sample_games());
     let mut text = std::fs::read_to_string(&path).unwrap();
     text.push_str("{\"format\":\"multiversi-game\"\n");
     std::fs::write(&path, text).unwrap();
@@ -558,28 +544,20 @@ fn standings_into_a_closed_pipe_end_quietly() {
     let path = file_with_a_warning("standings-pipe");
     // `multiversi standings … 2>&1 | head`, with head gone before the first byte: both outputs
     // are a pipe whose reader is closed. A write to stderr must not panic (exit 101).
-    let (reader, writer) = std::io::pipe().unwrap();
-    drop(reader);
-    let out = multiversi()
-        .arg("standings")
+    let pipe = closed_pipe();
+    multiversi("standings")
         .arg(&path)
-        .stdout(writer.try_clone().unwrap())
-        .stderr(writer)
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(0));
+        .stdout_to(pipe.try_clone().unwrap())
+        .stderr_to(pipe)
+        .run()
+        .assert_code(0);
     // Only stdout closed: the warning still reaches stderr, and nothing panics.
-    let (reader, writer) = std::io::pipe().unwrap();
-    drop(reader);
-    let out = multiversi()
-        .arg("standings")
+    let out = multiversi("standings")
         .arg(&path)
-        .stdout(writer)
-        .stderr(std::process::Stdio::piped())
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
-    let err = stderr(&out);
+        .stdout_to(closed_pipe())
+        .run();
+    out.assert_code(0);
+    let err = out.stderr();
     assert!(err.contains("line skipped"), "{err}");
     assert!(!err.contains("panicked"), "{err}");
     assert!(!err.contains("Broken pipe"), "{err}");
@@ -588,18 +566,20 @@ fn standings_into_a_closed_pipe_end_quietly() {
 #[test]
 fn one_name_for_two_commands_is_counted_as_one_bot_with_a_warning() {
     let dir = temp_dir("standings-clash");
-    let games = crate::records::sample_games();
+    let games = samples::sample_games();
     let a = dir.join("a.jsonl");
-    crate::records::write(&a, &games[..2]);
+    samples::write(&a, &games[..2]);
     // In b, `mybot` is another program that was given the same name.
     let mut other = games[2].clone();
     let seat = other.seats.iter().position(|s| s.name == "mybot").unwrap();
     other.seats[seat].command = vec!["python3".into(), "v2/mybot.py".into()];
     let b = dir.join("b.jsonl");
-    crate::records::write(&b, &[other.clone()]);
-    let out = run(&["standings", a.to_str().unwrap(), b.to_str().unwrap()]);
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
-    let err = stderr(&out);
+    samples::write(&b, &[other.clone()]);
+    let out = multiversi("standings")
+        .args(&[a.to_str().unwrap(), b.to_str().unwrap()])
+        .run();
+    out.assert_code(0);
+    let err = out.stderr();
     let first = games[..2]
         .iter()
         .position(|g| g.seats.iter().any(|s| s.name == "mybot"))
@@ -617,7 +597,7 @@ fn one_name_for_two_commands_is_counted_as_one_bot_with_a_warning() {
     );
     assert!(err.contains(&expected), "{err}");
     // Counted as one bot, as the warning says.
-    let table = stdout(&out);
+    let table = out.stdout();
     let rows = table
         .lines()
         .take_while(|l| !l.contains(" games in "))
@@ -625,10 +605,12 @@ fn one_name_for_two_commands_is_counted_as_one_bot_with_a_warning() {
         .count();
     assert_eq!(rows, 1, "{table}");
     // The same command everywhere: no warning.
-    let out = run(&["standings", a.to_str().unwrap(), a.to_str().unwrap()]);
+    let out = multiversi("standings")
+        .args(&[a.to_str().unwrap(), a.to_str().unwrap()])
+        .run();
     assert!(
-        !stderr(&out).contains("different commands"),
+        !out.stderr().contains("different commands"),
         "{}",
-        stderr(&out)
+        out.stderr()
     );
 }

@@ -4,7 +4,7 @@
 //! (`games.html#game=N`, written beside it).
 
 use super::summary_line;
-use crate::standings::games::FAULT_KINDS;
+use crate::record::FaultKind;
 use crate::standings::Standings;
 use crate::text::visible;
 use std::fmt::Write as _;
@@ -102,11 +102,11 @@ fn table(h: &mut String, s: &Standings) {
             t.mean_place(),
             t.mean_discs()
         );
-        let kinds: Vec<String> = FAULT_KINDS
+        let kinds: Vec<String> = FaultKind::ALL
             .iter()
             .zip(t.faults)
             .filter(|&(_, n)| n > 0)
-            .map(|(&kind, n)| format!("{n} {}", crate::standings::games::fault_name(kind)))
+            .map(|(kind, n)| format!("{n} {kind}"))
             .collect();
         let _ = write!(
             h,

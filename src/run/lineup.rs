@@ -1,7 +1,7 @@
 //! From the words a person wrote (`python3 bots/mine.py`, `builtin:greedy`) to bots the runner
 //! can start, with names that tell them apart in tables and records.
 
-use super::runner::BotSpec;
+use super::plan::BotSpec;
 use crate::bots;
 use crate::limits::Limits;
 use crate::process::{split_command, BotLog};
@@ -50,6 +50,31 @@ pub fn bot_spec(
     })
 }
 
+/// A bot from words as a person gave them: one word is a BOT as `match` takes it (a command line
+/// split like a shell would, or `builtin:NAME`); several words are the argument list itself
+/// (`check-bot -- python3 my bot.py`).
+pub fn from_words(
+    words: &[String],
+    name: Option<&str>,
+    exe: &Path,
+    dir: Option<PathBuf>,
+) -> Result<BotSpec, String> {
+    match words {
+        [] => Err("no command given".into()),
+        [word] => bot_spec(word, name, exe, dir),
+        _ => Ok(BotSpec {
+            name: name.map_or_else(|| crate::names::command_name(words), str::to_string),
+            command: words.to_vec(),
+            argv: words.to_vec(),
+            builtin: false,
+            dir,
+            env: Vec::new(),
+            log: None,
+            limits: Limits::default(),
+        }),
+    }
+}
+
 /// Names are how tables tell bots apart: bots whose commands give the same name are told apart by
 /// a word of their commands, else numbered (`random-2`); see `crate::names`.
 pub fn distinct_names(bots: &mut [BotSpec]) {
@@ -95,7 +120,7 @@ pub fn set_logs(bots: &mut [BotSpec], dir: &Path, protocol: bool) -> anyhow::Res
 /// A game id no other run shares: the run's start time (UTC, to the second), a random tag that
 /// tells apart runs started in the same second, and the game's number.
 pub fn run_stamp() -> String {
-    let stamp = crate::referee::rfc3339(std::time::SystemTime::now())
+    let stamp = crate::record::rfc3339(std::time::SystemTime::now())
         .replace(['-', ':'], "")
         .replace('T', "-")
         .trim_end_matches('Z')

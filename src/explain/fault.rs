@@ -1,16 +1,12 @@
-//! Words a bot author can act on. A fault record says exactly what happened, for programs; this
-//! module turns it into what a person needs on the terminal: which bot, what it sent, the likely
-//! cause of the common mistakes, and the end of its stderr. It also recognises the usual slips in
-//! the bot commands of `multiversi match` (a command split into two bots by forgotten quotes, a
-//! script that is not executable or not on PATH) and says what to type instead.
-//!
-//! Everything here is a pure function of its arguments (the command check looks at the file
-//! system), so each message is tested as the user sees it.
+//! A fault put into words. A fault record says exactly what happened, for programs; this turns
+//! it into what a person needs on the terminal: which bot, what it sent, the likely cause of the
+//! common mistakes, and the end of its stderr. `match`, `league` and `check-bot` all explain
+//! faults with it, so a bot author reads the same hint wherever the bot failed.
 
 use crate::record::{FaultKind, FaultRecord};
 use crate::rules::Colour;
 use crate::text::visible;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 /// How much of what a bot sent is shown on the terminal (the record keeps more).
 const SHOWN_TEXT_CHARS: usize = 120;
@@ -21,15 +17,9 @@ const TRACEBACK_LINES: usize = 40;
 /// Longest stderr line shown; longer ones are cut.
 const STDERR_LINE_CHARS: usize = 200;
 
-/// The kind as the record spells it (`malformed`), which is also what `--events` and
-/// `protocol/PROTOCOL.md` call it.
+/// The kind as the record spells it: `FaultKind::as_str`, under the name its callers know.
 pub fn kind_name(kind: FaultKind) -> &'static str {
-    match kind {
-        FaultKind::Timeout => "timeout",
-        FaultKind::Crash => "crash",
-        FaultKind::Malformed => "malformed",
-        FaultKind::Illegal => "illegal",
-    }
+    kind.as_str()
 }
 
 /// Who faulted, and where its whole stderr is kept.
@@ -54,7 +44,7 @@ pub fn fault_message(game: &str, bot: &FaultedBot, fault: &FaultRecord) -> Strin
         fault.seat,
         Colour::of_seat(fault.seat),
         fault.ply,
-        kind_name(fault.kind),
+        fault.kind,
         visible(&fault.detail)
     );
     if let Some(text) = &fault.text {
@@ -197,222 +187,6 @@ pub fn stderr_excerpt(tail: &str) -> Vec<String> {
         .collect()
 }
 
-/// Interpreters and shells: given alone as a bot's command, they read a program from stdin and
-/// never answer, so a bare one is a command that lost its script to forgotten quotes.
-const INTERPRETERS: &[&str] = &[
-    "python", "python2", "python3", "pypy", "pypy3", "node", "nodejs", "deno", "bun", "java",
-    "ruby", "perl", "php", "lua", "sh", "bash", "zsh", "dotnet", "Rscript", "julia", "ocaml",
-    "guile", "racket", "scala", "kotlin", "elixir", "erl", "escript", "tclsh", "env",
-];
-
-/// Whether a command word names an interpreter (`python3.12` and `/usr/bin/python3` too).
-pub fn is_interpreter(word: &str) -> bool {
-    let base = word.rsplit('/').next().unwrap_or(word);
-    INTERPRETERS.contains(&base)
-        || base
-            .strip_prefix("python")
-            .is_some_and(|v| v.chars().all(|c| c.is_ascii_digit() || c == '.'))
-}
-
-/// The interpreter that usually runs a script, by its file name.
-fn interpreter_for(file: &str) -> Option<&'static str> {
-    let ext = file.rsplit_once('.')?.1;
-    Some(match ext {
-        "py" => "python3",
-        "js" | "mjs" | "cjs" => "node",
-        "ts" => "deno run",
-        "rb" => "ruby",
-        "pl" => "perl",
-        "php" => "php",
-        "lua" => "lua",
-        "sh" => "sh",
-        "bash" => "bash",
-        "jar" => "java -jar",
-        "R" | "r" => "Rscript",
-        "jl" => "julia",
-        _ => return None,
-    })
-}
-
-/// The program as the user invoked it, for commands to copy from a message: `multiversi` when
-/// it was found on PATH, else the path typed (`target/release/multiversi`, as `cargo run`
-/// starts it), so that the suggested line works where it is pasted.
-pub fn program() -> String {
-    match std::env::args().next() {
-        Some(arg0) if arg0.contains('/') => shell_quote(&arg0),
-        _ => "multiversi".into(),
-    }
-}
-
-/// A word quoted for a shell when it needs it, so a suggested command line can be pasted.
-pub fn shell_quote(word: &str) -> String {
-    let plain = !word.is_empty()
-        && word
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || "-_./:=+,@%".contains(c));
-    if plain {
-        word.to_string()
-    } else {
-        format!("'{}'", word.replace('\'', r"'\''"))
-    }
-}
-
-/// Bots given as separate words where one quoted command was meant: `python3 mybot.py` unquoted
-/// is the two bots `python3` and `mybot.py`. Returns the message, with the whole corrected
-/// command line, when some bot is a bare interpreter; None otherwise. `specs` are the BOT
-/// arguments as given; `rest` the other arguments of the command line, repeated at the end.
-pub fn forgotten_quotes(specs: &[String], rest: &str, program: &str) -> Option<String> {
-    let bare: Vec<usize> = (0..specs.len())
-        .filter(|&i| is_interpreter(specs[i].trim()))
-        .collect();
-    let first = *bare.first()?;
-    // Each bare interpreter takes the words after it up to the next bot that stands on its own:
-    // a built-in bot, another interpreter or a command with a space in it.
-    let mut fixed: Vec<String> = Vec::new();
-    let mut i = 0;
-    while i < specs.len() {
-        let mut words = vec![specs[i].clone()];
-        if is_interpreter(specs[i].trim()) {
-            while i + 1 < specs.len()
-                && !specs[i + 1].starts_with("builtin:")
-                && !is_interpreter(specs[i + 1].trim())
-                && !specs[i + 1].contains(' ')
-            {
-                i += 1;
-                words.push(specs[i].clone());
-                // An interpreter's options come before its script; the script ends the command.
-                if !specs[i].starts_with('-') {
-                    break;
-                }
-            }
-        }
-        let joined = words.join(" ");
-        fixed.push(if words.len() > 1 || joined.contains(' ') {
-            format!("\"{joined}\"")
-        } else {
-            shell_quote(&joined)
-        });
-        i += 1;
-    }
-    let rest = if rest.is_empty() {
-        String::new()
-    } else {
-        format!(" {rest}")
-    };
-    Some(format!(
-        "bot {} is '{}' alone, which would wait for a program on its stdin: a bot's command is \
-         one argument, so quote it with its script. Type:\n  {program} match {}{rest}",
-        first + 1,
-        specs[first].trim(),
-        fixed.join(" ")
-    ))
-}
-
-/// The words of this run's command line after `match` that are not the bots, quoted for a shell:
-/// the options to repeat in a corrected command line.
-pub fn options_after(specs: &[String]) -> String {
-    let raw: Vec<String> = std::env::args().collect();
-    let from = raw
-        .iter()
-        .position(|a| a == "match")
-        .map_or(raw.len(), |i| i + 1);
-    other_words(&raw[from..], specs)
-}
-
-/// `words` without the `specs`, taken out in order (the bots are the positional arguments),
-/// each quoted for a shell and joined by spaces.
-pub fn other_words(words: &[String], specs: &[String]) -> String {
-    let mut next = 0;
-    let mut rest = Vec::new();
-    for word in words {
-        if specs.get(next) == Some(word) {
-            next += 1;
-        } else {
-            rest.push(shell_quote(word));
-        }
-    }
-    rest.join(" ")
-}
-
-/// What is wrong with a bot's program word, when it is one of the usual slips: a script that
-/// exists but is not executable, or one in the current directory named without `./` (a command
-/// without a `/` is looked up on PATH only). `dir` is the bot's working directory (`--cwd`), where
-/// relative paths are resolved. Returns the message, or None when the command looks runnable (or
-/// fails in a way the start itself reports well).
-pub fn program_problem(argv: &[String], dir: Option<&Path>) -> Option<String> {
-    let program = argv.first()?;
-    let args: Vec<String> = argv[1..].iter().map(|a| shell_quote(a)).collect();
-    let args = if args.is_empty() {
-        String::new()
-    } else {
-        format!(" {}", args.join(" "))
-    };
-    let resolve = |p: &str| -> PathBuf {
-        match dir {
-            Some(d) if Path::new(p).is_relative() => d.join(p),
-            _ => PathBuf::from(p),
-        }
-    };
-    let with_interpreter =
-        |path: &str| interpreter_for(path).map(|i| format!("\"{i} {}{args}\"", shell_quote(path)));
-    if !program.contains('/') {
-        if on_path(program) {
-            return None;
-        }
-        let here = resolve(program);
-        if !here.is_file() {
-            return None;
-        }
-        let mut fix = Vec::new();
-        if is_executable(&here) {
-            fix.push(format!("\"./{program}{args}\""));
-        }
-        if let Some(run) = with_interpreter(program) {
-            fix.push(run);
-        }
-        if fix.is_empty() {
-            fix.push(format!("\"./{program}{args}\" after chmod +x {program}"));
-        }
-        return Some(format!(
-            "'{program}' is a file in {}, but a command without a '/' is looked up on PATH, \
-             where there is none: type {}",
-            dir.map_or("the current directory".to_string(), |d| d
-                .display()
-                .to_string()),
-            fix.join(" or ")
-        ));
-    }
-    let path = resolve(program);
-    if path.is_file() && !is_executable(&path) {
-        let fix = match with_interpreter(program) {
-            Some(run) => format!(
-                "run it with its interpreter: {run} (or make it executable: chmod +x {program}, \
-                 with a #! line at its top)"
-            ),
-            None => format!("make it executable (chmod +x {program}) or name its interpreter"),
-        };
-        return Some(format!("'{program}' exists but is not executable: {fix}"));
-    }
-    if path.is_dir() {
-        return Some(format!(
-            "'{program}' is a directory, not a program (use --cwd N=DIR to run a bot in a directory)"
-        ));
-    }
-    None
-}
-
-fn is_executable(path: &Path) -> bool {
-    use std::os::unix::fs::PermissionsExt;
-    std::fs::metadata(path).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
-}
-
-/// Whether a word without a `/` names an executable file on PATH, as `execvp` would find it.
-fn on_path(word: &str) -> bool {
-    std::env::var_os("PATH").is_some_and(|paths| {
-        std::env::split_paths(&paths).any(|dir| is_executable(&dir.join(word)))
-    })
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -506,7 +280,7 @@ mod tests {
                       line 9, in <module>\n    main()\n  File \"bot.py\", line 5, in main\n    \
                       x = 1 / 0\nZeroDivisionError: division by zero\n";
         let f = fault(FaultKind::Crash, "exited (exit code 1)", None, stderr);
-        let log = PathBuf::from("logs/bot2-mybot.log");
+        let log = std::path::PathBuf::from("logs/bot2-mybot.log");
         let text = fault_message(
             "g",
             &FaultedBot {
@@ -538,97 +312,5 @@ mod tests {
         assert_eq!(lines.last().unwrap(), "line 20");
         let text = fault_message("g", &bot("c"), &f);
         assert!(text.contains("run the match with --log-dir DIR"));
-    }
-
-    #[test]
-    fn bare_interpreters_are_recognised() {
-        for word in [
-            "python3",
-            "python",
-            "python3.12",
-            "/usr/bin/python3",
-            "node",
-            "java",
-            "ruby",
-        ] {
-            assert!(is_interpreter(word), "{word}");
-        }
-        for word in ["python3x", "mybot", "builtin:greedy", "./node_bot"] {
-            assert!(!is_interpreter(word), "{word}");
-        }
-    }
-
-    #[test]
-    fn forgotten_quotes_suggest_the_quoted_command() {
-        let specs: Vec<String> = ["python3", "mybot.py", "builtin:greedy", "builtin:random"]
-            .map(String::from)
-            .to_vec();
-        let text = forgotten_quotes(&specs, "--games 4", "multiversi").unwrap();
-        assert!(text.starts_with("bot 1 is 'python3' alone"), "{text}");
-        assert!(
-            text.ends_with(
-                "\n  multiversi match \"python3 mybot.py\" builtin:greedy builtin:random --games 4"
-            ),
-            "{text}"
-        );
-        let specs: Vec<String> = [
-            "builtin:greedy",
-            "node",
-            "--harmony",
-            "a.js",
-            "java",
-            "-jar",
-            "b.jar",
-            "random",
-        ]
-        .map(String::from)
-        .to_vec();
-        let text = forgotten_quotes(&specs, "", "multiversi").unwrap();
-        assert!(
-            text.ends_with("multiversi match builtin:greedy \"node --harmony a.js\" \"java -jar b.jar\" random"),
-            "{text}"
-        );
-        let fine: Vec<String> = ["python3 a.py", "builtin:greedy", "builtin:random"]
-            .map(String::from)
-            .to_vec();
-        assert_eq!(forgotten_quotes(&fine, "", "multiversi"), None);
-    }
-
-    #[test]
-    fn options_are_kept_for_the_corrected_command() {
-        let w = |s: &[&str]| s.iter().map(|x| x.to_string()).collect::<Vec<_>>();
-        let words = w(&[
-            "--games",
-            "4",
-            "python3",
-            "my bot.py",
-            "x",
-            "--record",
-            "g.jsonl",
-        ]);
-        let specs = w(&["python3", "my bot.py", "x"]);
-        assert_eq!(other_words(&words, &specs), "--games 4 --record g.jsonl");
-    }
-
-    #[test]
-    fn scripts_that_cannot_run_as_given() {
-        let dir = std::env::temp_dir().join(format!("multiversi-explain-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        std::fs::write(dir.join("mybot.py"), "print()\n").unwrap();
-        let argv = |s: &str| crate::process::split_command(s).unwrap();
-        let text = program_problem(&argv("mybot.py --fast"), Some(&dir)).unwrap();
-        assert!(text.starts_with("'mybot.py' is a file in "), "{text}");
-        assert!(text.contains("looked up on PATH"), "{text}");
-        assert!(text.ends_with("type \"python3 mybot.py --fast\""), "{text}");
-        let path = format!("{}/mybot.py", dir.display());
-        let text = program_problem(&argv(&path), None).unwrap();
-        assert!(text.contains("exists but is not executable"), "{text}");
-        assert!(text.contains(&format!("\"python3 {path}\"")), "{text}");
-        assert_eq!(program_problem(&argv("python3 mybot.py"), Some(&dir)), None);
-        assert_eq!(
-            program_problem(&argv("no-such-program-here"), Some(&dir)),
-            None
-        );
-        std::fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -1,96 +1,18 @@
-//! What `match` and `league` do around the runner: the process-wide safety nets (signal
-//! handlers, subreaper, watchdog), the results table, and how the run's end becomes an exit code.
+//! How a run's end becomes what the user reads last and the documented exit code: the games
+//! recorded, a write that failed, an interruption, bots that never answered `start`.
 
-use super::records::RecordFile;
-use super::runner::{self, Finished, Run};
+use super::plan::{BotSpec, Run, SilentBots};
+use super::workers::Summary;
 use crate::exit::{self, fail};
-use crate::process::{become_subreaper, install_signal_handlers, Guard};
 use anyhow::Result;
-use serde_json::json;
-use std::path::{Path, PathBuf};
 
-/// This program, which built-in bots and the watchdog run as.
-pub fn this_program() -> Result<PathBuf> {
-    std::env::current_exe()
-        .map_err(|e| fail(exit::BOT_START, format!("cannot find this program: {e}")))
-}
-
-/// The number of cores, or 1 when it cannot be told.
-pub fn cores() -> usize {
-    std::thread::available_parallelism().map_or(1, |n| n.get())
-}
-
-/// Checks `--concurrency` (default: the number of cores) and warns above the number of cores.
-pub fn concurrency(asked: Option<usize>) -> Result<usize> {
-    let cores = cores();
-    let n = asked.unwrap_or(cores);
-    if n == 0 {
-        return Err(fail(
-            exit::USAGE,
-            "--concurrency 0: play at least one game at a time",
-        ));
-    }
-    if n > 256 {
-        return Err(fail(
-            exit::USAGE,
-            format!("--concurrency {n}: at most 256 games at a time"),
-        ));
-    }
-    if n > cores {
-        crate::stderr_line!(
-            "multiversi: warning: --concurrency {n} is more than the {cores} cores: bots will \
-             share cores, and a bot's time then depends on what runs beside it"
-        );
-    }
-    Ok(n)
-}
-
-/// Opens a record file for appending; `what` names the option or file for the error.
-pub fn open_records(path: &Path, what: &str) -> Result<RecordFile> {
-    RecordFile::open(path).map_err(|e| {
-        fail(
-            exit::OUTPUT,
-            format!("{what} {}: cannot open: {e}", path.display()),
-        )
-    })
-}
-
-/// Plays the run with every safety net up, prints the table and the summary, and turns the end
-/// of the run into the documented exit code. `what` is `match` or `league`.
-pub fn play(run: &Run, what: &str) -> Result<()> {
-    install_signal_handlers();
-    // Before any bot starts: helpers that leave their bot's group then stay within reach.
-    if let Err(e) = become_subreaper() {
-        crate::stderr_line!(
-            "multiversi: cannot become a child subreaper ({e}): a helper that leaves its bot's \
-             process group may outlive the {what}"
-        );
-    }
-    let exe = this_program()?;
-    let guard = Guard::start(&exe, &["guard"])
-        .map_err(|e| fail(exit::BOT_START, format!("cannot start the watchdog: {e}")))?;
-    let finished = runner::run(run);
-    drop(guard);
-    report(run, &finished, what)
-}
-
-/// The table, the summary and the exit code of a finished run.
-pub fn report(run: &Run, finished: &Finished, what: &str) -> Result<()> {
-    let watch = runner::Watch {
-        show: run.show,
-        events: run.events,
-        seated: Vec::new(),
-        colour: false,
-        told: Default::default(),
-    };
-    let end = if what == "match" {
-        "match_end"
-    } else {
-        "league_end"
-    };
-    watch.event(|| json!({"type": end, "table": finished.table.json()}));
-    watch.human(&finished.table.text());
-    if let Some(file) = &run.record {
+/// The summary and the exit code of a finished run (the table was printed by its sink).
+pub fn conclude(run: &Run, finished: &Summary, what: &str) -> Result<()> {
+    // A match that recorded nothing leaves no empty record file behind.
+    let removed = what == "match"
+        && finished.games == 0
+        && run.record.as_ref().is_some_and(|f| f.remove_if_unused());
+    if let Some(file) = run.record.as_ref().filter(|_| !removed) {
         let damaged = match file.damaged() {
             0 => String::new(),
             n => format!(" and {n} damaged line(s), which replay and standings skip"),
@@ -114,16 +36,20 @@ pub fn report(run: &Run, finished: &Finished, what: &str) -> Result<()> {
             ),
         ));
     }
-    for silent in &finished.silent {
-        crate::stderr_line!("{}", never_answered(&run.bots[silent.bot], &silent.fault));
+    // A match stops with one message: which bot never answered, why, and that it stopped.
+    let one_message = run.silent == SilentBots::Stop && finished.silent.len() == 1;
+    if !one_message {
+        for silent in &finished.silent {
+            crate::stderr_line!("{}", never_answered(&run.bots[silent.bot], &silent.fault));
+        }
     }
     if finished.silent.is_empty() && run.left_out.bots.is_empty() {
         return Ok(());
     }
     let silent_names = bot_names(run, finished.silent.iter().map(|s| s.bot));
     match run.silent {
-        runner::SilentBots::PlayOn => Ok(()),
-        runner::SilentBots::Stop => {
+        SilentBots::PlayOn => Ok(()),
+        SilentBots::Stop => {
             let its = if finished.silent.len() == 1 {
                 "its"
             } else {
@@ -140,15 +66,20 @@ pub fn report(run: &Run, finished: &Finished, what: &str) -> Result<()> {
                      answer ("
                 ),
             };
-            Err(fail(
-                exit::BOT_START,
-                format!(
-                    "stopped: {silent_names} never answered start{recorded}--keep-going plays on \
-                     and records such games)"
-                ),
-            ))
+            let stopped = format!(
+                "stopped: {silent_names} never answered start{recorded}--keep-going plays on and \
+                 records such games)"
+            );
+            match finished.silent.first().filter(|_| one_message) {
+                Some(silent) => {
+                    let why = never_answered(&run.bots[silent.bot], &silent.fault);
+                    let why = why.strip_prefix("multiversi: ").unwrap_or(&why);
+                    Err(fail(exit::BOT_START, format!("{stopped}\n  {why}")))
+                }
+                None => Err(fail(exit::BOT_START, stopped)),
+            }
         }
-        runner::SilentBots::LeaveOut => {
+        SilentBots::LeaveOut => {
             let bots: Vec<usize> = run
                 .left_out
                 .bots
@@ -184,7 +115,7 @@ fn bot_names(run: &Run, bots: impl Iterator<Item = usize>) -> String {
 
 /// What a bot that never answered `start` did (its fault and the end of its stderr), and the
 /// likely cause.
-fn never_answered(bot: &runner::BotSpec, fault: &crate::record::FaultRecord) -> String {
+fn never_answered(bot: &BotSpec, fault: &crate::record::FaultRecord) -> String {
     let tail = fault.stderr_tail.trim_end();
     let tail: Vec<&str> = tail.lines().rev().take(10).collect();
     let tail: Vec<String> = tail

@@ -6,9 +6,13 @@
 //! intervals are not what the table is for (`multiversi standings`, and a league's end, show
 //! them).
 
+use super::progress::clear_progress;
+use super::Human;
 use crate::record::{GameRecord, ReadyInfo};
+use crate::run::events::{Event, Flow, Sink};
 use crate::standings::{self, report, Games, Options, Standings};
 use serde_json::json;
+use std::io::Write;
 
 /// The games a run has finished, and what each bot said in its last `ready`.
 #[derive(Clone, Debug)]
@@ -102,6 +106,67 @@ impl Table {
     fn ready_of(&self, name: &str) -> Option<&ReadyInfo> {
         let i = self.names.iter().position(|n| n == name)?;
         self.ready[i].as_ref()
+    }
+}
+
+/// The running table as a sink: every `every` games on stdout, and at the end (with `--events`,
+/// the end event first, then the table for a person on stderr).
+pub struct TableSink {
+    pub table: Table,
+    human: Human,
+    every: u64,
+    games: u64,
+    /// The type of the JSON end event, when the run prints events.
+    end_event: Option<&'static str>,
+}
+
+impl TableSink {
+    pub fn new(
+        names: Vec<String>,
+        human: Human,
+        every: u64,
+        end_event: Option<&'static str>,
+    ) -> TableSink {
+        TableSink {
+            table: Table::new(names),
+            human,
+            every,
+            games: 0,
+            end_event,
+        }
+    }
+}
+
+impl Sink for TableSink {
+    fn event(&mut self, event: &Event) -> Flow {
+        if let Event::GameEnded {
+            record,
+            bots,
+            recorded: true,
+        } = event
+        {
+            self.table.add(bots, record);
+            self.games += 1;
+            if self.every > 0 && self.games % self.every == 0 {
+                let mut out = std::io::stdout().lock();
+                let _ = write!(
+                    out,
+                    "{}after {} games:\n{}\n",
+                    clear_progress(),
+                    self.games,
+                    self.table.text()
+                )
+                .and_then(|()| out.flush());
+            }
+        }
+        Flow::Continue
+    }
+
+    fn finish(&mut self) {
+        if let Some(end) = self.end_event {
+            super::json::emit(&json!({"type": end, "table": self.table.json()}));
+        }
+        self.human.print(&self.table.text());
     }
 }
 

@@ -15,6 +15,8 @@ pub struct RecordFile {
     state: Mutex<Appender>,
     /// A second handle on the same file, to force data to disk without holding the lock.
     sync: File,
+    /// The file did not exist before this run opened it.
+    created: bool,
 }
 
 struct Appender {
@@ -42,6 +44,7 @@ impl RecordFile {
                 ));
             }
         }
+        let created = !path.exists();
         let mut file = File::options()
             .create(true)
             .append(true)
@@ -66,7 +69,15 @@ impl RecordFile {
                 damaged,
             }),
             sync,
+            created,
         })
+    }
+
+    /// Removes the file if this run created it and wrote nothing into it (a match that stopped
+    /// before any game was recorded leaves no empty file behind). Returns whether it did.
+    pub fn remove_if_unused(&self) -> bool {
+        let empty = std::fs::metadata(&self.path).is_ok_and(|m| m.len() == 0);
+        self.created && empty && std::fs::remove_file(&self.path).is_ok()
     }
 
     pub fn path(&self) -> &Path {
@@ -156,7 +167,7 @@ struct Seated {
 
 /// The games of one run found in record files.
 #[derive(Default, Debug)]
-pub struct Finished {
+pub struct Recorded {
     /// Their schedule indices.
     pub indices: HashSet<u64>,
     /// Their total duration, for estimates.
@@ -168,7 +179,7 @@ pub struct Finished {
 /// Adds the games of run `run` recorded in `path` (a missing file holds none). A damaged line
 /// (cut off by a kill) is not a finished game and is skipped: that game is played again. A
 /// game recorded twice (which the runner never does) counts once.
-pub fn finished(path: &Path, run: &str, into: &mut Finished) -> std::io::Result<()> {
+pub fn finished(path: &Path, run: &str, into: &mut Recorded) -> std::io::Result<()> {
     let file = match File::open(path) {
         Ok(f) => f,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),

@@ -1,0 +1,442 @@
+//! The bot connection: one bot as the run starts it, and the one place where what it sent (or
+//! did not send) is judged. The referee and `check-bot` both talk to bots only through here, so
+//! that check-bot predicts exactly what a match will do with a bot: the same deadlines, the same
+//! line cap, the same parser, the same words for each fault.
+//!
+//! Below it is the transport — today a local process (`crate::process::BotProcess`); nothing
+//! above this module touches the process, so another transport (a bot reached over a network
+//! connection) plugs in here without the referee changing.
+//!
+//! What it does not decide: whether a move is legal (the rules' one legality gate,
+//! `Position::play`, does), and what a fault costs (the referee's policy).
+
+use crate::limits::Limits;
+use crate::process::{describe_status, BotLog, BotProcess, Received};
+use crate::protocol::{fault_text, parse_reply, Reply, MAX_LINE_BYTES};
+use crate::record::{FaultKind, ReadyInfo};
+use crate::rules::Square;
+use std::path::PathBuf;
+use std::process::ExitStatus;
+use std::time::{Duration, Instant};
+
+/// How much of a faulty bot's stderr goes into its fault record.
+pub const STDERR_TAIL_CHARS: usize = 2000;
+
+/// How to start one bot: the one description of a bot every layer uses, from the line-up of a
+/// run (`crate::run::lineup`) to the referee.
+#[derive(Clone, Debug)]
+pub struct BotSpec {
+    pub name: String,
+    /// The command as recorded: the user's words, split (or `builtin:NAME`).
+    pub command: Vec<String>,
+    /// The argument list started; for a built-in bot in a run, without the `--seed` each deal
+    /// adds.
+    pub argv: Vec<String>,
+    pub builtin: bool,
+    pub dir: Option<PathBuf>,
+    pub env: Vec<(String, String)>,
+    /// Its log (stderr, notes, protocol lines), if the run keeps logs: opened once, shared by
+    /// all its processes.
+    pub log: Option<BotLog>,
+    /// OS limits and environment it runs under.
+    pub limits: Limits,
+}
+
+/// A fault as the connection judges it: its kind, the detail in the referee's words (which
+/// `crate::explain` recognises to give a hint), and the offending text, if any. The referee adds
+/// the seat, the ply and the bot's stderr when it records it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Fault {
+    pub kind: FaultKind,
+    pub detail: String,
+    pub text: Option<String>,
+}
+
+impl Fault {
+    pub fn new(kind: FaultKind, detail: impl Into<String>, text: Option<String>) -> Fault {
+        Fault {
+            kind,
+            detail: detail.into(),
+            text,
+        }
+    }
+
+    fn malformed(detail: impl Into<String>, line: &[u8]) -> Fault {
+        Fault::new(FaultKind::Malformed, detail, Some(fault_text(line)))
+    }
+}
+
+/// What a bot sent in answer to a turn, read from the wire: a square name that the rules judge
+/// next, or a fault.
+pub type MoveAnswer = Result<Square, Fault>;
+
+/// One bot of a run: how to start it and, while it runs, its process.
+pub struct Connection {
+    pub spec: BotSpec,
+    /// None before the first start and after a fault.
+    process: Option<BotProcess>,
+}
+
+impl Connection {
+    pub fn new(spec: BotSpec) -> Connection {
+        Connection {
+            spec,
+            process: None,
+        }
+    }
+
+    pub fn name(&self) -> &str {
+        &self.spec.name
+    }
+
+    pub fn is_running(&self) -> bool {
+        self.process.is_some()
+    }
+
+    /// The process id of the running bot, to tell one process from the next.
+    pub fn pid(&self) -> Option<u32> {
+        self.process.as_ref().map(BotProcess::pid)
+    }
+
+    /// Starts the bot if it is not running (first game, or after a fault stopped it). A bot kept
+    /// alive that exited between games is started afresh, like one that faulted.
+    pub fn ensure_started(&mut self) -> std::io::Result<()> {
+        if let Some(mut process) = self.process.take() {
+            if process.try_status().is_none() {
+                self.process = Some(process);
+            } else {
+                process.log_note("exited between games: starting it again");
+                process.kill();
+            }
+        }
+        if self.process.is_none() {
+            self.process = Some(BotProcess::spawn_limited(
+                &self.spec.argv,
+                self.spec.dir.as_deref(),
+                &self.spec.env,
+                self.spec.log.clone(),
+                &self.spec.limits,
+            )?);
+        }
+        Ok(())
+    }
+
+    /// Whether the running bot has exited (not reaped: see `BotProcess::try_status`).
+    pub fn has_exited(&mut self) -> bool {
+        self.process
+            .as_mut()
+            .is_some_and(|p| p.try_status().is_some())
+    }
+
+    /// Stops the running bot at once (its group is killed), noting why in its log.
+    pub fn stop(&mut self, note: &str) {
+        if let Some(process) = self.process.take() {
+            process.log_note(note);
+            process.kill();
+        }
+    }
+
+    /// A new game begins for this bot: its log notes it, and a per-game CPU limit starts afresh.
+    pub fn begin_game(&mut self, note: &str) {
+        if let Some(p) = self.process.as_mut() {
+            p.log_note(note);
+            p.begin_game_limits();
+        }
+    }
+
+    /// Writes a message line to the bot (never blocks: what the pipe does not take waits).
+    pub fn send(&mut self, line: &[u8]) {
+        if let Some(p) = self.process.as_mut() {
+            p.send(line);
+        }
+    }
+
+    /// Whether reading would return at once: a line, an over-long line, or the end of output.
+    /// A bot that is not running has nothing more to say, which counts as news.
+    pub fn has_news(&self) -> bool {
+        self.process
+            .as_ref()
+            .map_or(true, |p| p.has_news(MAX_LINE_BYTES))
+    }
+
+    /// Whether the bot has written anything that reading would return now (a running bot only).
+    pub fn has_output(&self) -> bool {
+        self.process
+            .as_ref()
+            .is_some_and(|p| p.has_news(MAX_LINE_BYTES))
+    }
+
+    /// What a bot kept alive from the last game has written since, when it owed nothing: a
+    /// `malformed` fault for the game about to start. The end of its output is not a fault: the
+    /// bot is started afresh for the new game.
+    pub fn between_games(&mut self) -> Option<Fault> {
+        let p = self.process.as_mut()?;
+        p.poll_now();
+        if !p.has_news(MAX_LINE_BYTES) || p.output_ended() {
+            return None;
+        }
+        let (detail, text) = match p.recv_line(Instant::now(), MAX_LINE_BYTES) {
+            Received::Line(line, _) => ("sent a line between games", fault_text(&line)),
+            Received::TooLong(prefix) => {
+                ("sent an over-long line between games", fault_text(&prefix))
+            }
+            Received::Eof | Received::Timeout => return None,
+        };
+        Some(Fault::new(
+            FaultKind::Malformed,
+            format!("{detail}, when no reply was due"),
+            Some(text),
+        ))
+    }
+
+    /// What the bot wrote while it owed nothing (a second answer, a move before its turn, a
+    /// line after `end`), or the end of its output then: the fault, judged without waiting.
+    /// None when it has written nothing.
+    pub fn unasked(&mut self) -> Option<Fault> {
+        if !self.has_output() {
+            return None;
+        }
+        let p = self.process.as_mut()?;
+        Some(match p.recv_line(Instant::now(), MAX_LINE_BYTES) {
+            Received::Line(line, _) => Fault::malformed("sent a line when no reply was due", &line),
+            Received::TooLong(prefix) => Fault::malformed(
+                format!("sent a line longer than {MAX_LINE_BYTES} bytes when no reply was due"),
+                &prefix,
+            ),
+            Received::Eof | Received::Timeout => Fault::new(
+                FaultKind::Crash,
+                format!("{} when no reply was due", self.describe_end()),
+                None,
+            ),
+        })
+    }
+
+    /// Reads the answer owed by `deadline` to a message (`what`: `ready` or `move`) whose limit
+    /// was `limit_ms`: the line and when it arrived, or the fault if none came in time.
+    pub fn answer(
+        &mut self,
+        deadline: Instant,
+        limit_ms: u64,
+        what: &str,
+    ) -> Result<(Vec<u8>, Instant), Fault> {
+        let received = self.receive(deadline);
+        self.judge_received(received, deadline, limit_ms, what)
+    }
+
+    /// Waits for the next line until `deadline`, unjudged (see `judge_received`). A bot that is
+    /// not running has ended its output.
+    pub fn receive(&mut self, deadline: Instant) -> Received {
+        match self.process.as_mut() {
+            Some(p) => p.recv_line(deadline, MAX_LINE_BYTES),
+            None => Received::Eof,
+        }
+    }
+
+    /// Turns what waiting produced into the answer or the matching fault. A line that came
+    /// after the deadline is a timeout, with the line as its text.
+    pub fn judge_received(
+        &mut self,
+        received: Received,
+        deadline: Instant,
+        limit_ms: u64,
+        what: &str,
+    ) -> Result<(Vec<u8>, Instant), Fault> {
+        match received {
+            Received::Line(line, at) if at <= deadline => Ok((line, at)),
+            Received::Line(line, _) => Err(Fault::new(
+                FaultKind::Timeout,
+                format!("the {what} arrived after the {limit_ms} ms limit"),
+                Some(fault_text(&line)),
+            )),
+            Received::Timeout => {
+                // A bot that died while a helper of its own still holds its stdout open shows
+                // no end of output: its silence is a crash, and the record says so.
+                match self.process.as_mut().and_then(|p| p.try_status()) {
+                    Some(status) => Err(Fault::new(
+                        FaultKind::Crash,
+                        format!(
+                            "exited ({}) while another process kept its output open",
+                            describe_status(Some(status))
+                        ),
+                        None,
+                    )),
+                    None => Err(Fault::new(
+                        FaultKind::Timeout,
+                        format!("no {what} within {limit_ms} ms"),
+                        None,
+                    )),
+                }
+            }
+            Received::TooLong(prefix) => Err(Fault::malformed(
+                format!("a line longer than {MAX_LINE_BYTES} bytes"),
+                &prefix,
+            )),
+            Received::Eof => Err(Fault::new(FaultKind::Crash, self.describe_end(), None)),
+        }
+    }
+
+    /// Waits for a line until `until` without judging it: `check-bot` listens past a limit only
+    /// to tell a late answer (and how late) from none. Not for the referee, which has judged.
+    pub fn late_line(&mut self, until: Instant) -> Option<(Vec<u8>, Instant)> {
+        match self.receive(until) {
+            Received::Line(line, at) => Some((line, at)),
+            _ => None,
+        }
+    }
+
+    /// Whether the bot ran out of its CPU allowance and caught `SIGXCPU`: an answer it gives
+    /// after that is void.
+    pub fn cpu_limit_reached(&self, line: &[u8]) -> Option<Fault> {
+        self.process
+            .as_ref()
+            .is_some_and(BotProcess::cpu_limit_reached)
+            .then(|| {
+                Fault::new(
+                    FaultKind::Crash,
+                    "answered after its CPU time was up (it caught SIGXCPU)",
+                    Some(fault_text(line)),
+                )
+            })
+    }
+
+    /// How a bot's output ended, for a crash fault: its exit status if it exited, in a moment.
+    fn describe_end(&mut self) -> String {
+        let status = self
+            .process
+            .as_mut()
+            .and_then(|p| p.wait_exit(Duration::from_millis(200)));
+        match status {
+            Some(_) => format!("exited ({})", describe_status(status)),
+            None => "closed its output".into(),
+        }
+    }
+
+    /// The game ended while the bot was thinking: its answer is no longer wanted, but is still
+    /// on its way. It is awaited until `deadline` and dropped, so that it is not taken for the
+    /// answer to the next game's `start`; a bot that does not answer by then is stopped, to be
+    /// started afresh for the next game.
+    pub fn drop_late_answer(&mut self, deadline: Instant) {
+        let Some(p) = self.process.as_mut() else {
+            return;
+        };
+        match p.recv_line(deadline, MAX_LINE_BYTES) {
+            Received::Line(..) => {
+                p.log_note("answered after the game had ended: the answer is ignored");
+            }
+            _ => self.stop("no answer after the game had ended: stopping it"),
+        }
+    }
+
+    /// The sanction's part that touches the bot: its group is killed, its stderr collected, and
+    /// a crash or timeout that a limit explains says so. Returns the detail (with the limit
+    /// named, if one explains it) and the end of its stderr (`tail_chars` at most).
+    pub fn disqualify(
+        &mut self,
+        kind: FaultKind,
+        detail: String,
+        note: &str,
+        tail_chars: usize,
+    ) -> (String, String) {
+        let Some(mut p) = self.process.take() else {
+            return (detail, String::new());
+        };
+        // How it ended before the kill, for the limit it may have run into.
+        let status = p.try_status();
+        p.log_note(note);
+        // Kill the group first: its stderr then ends at once and the tail is complete.
+        p.signal_kill();
+        p.settle_stderr(Duration::from_millis(200));
+        let tail = p.stderr_tail(tail_chars);
+        let detail = if matches!(kind, FaultKind::Crash | FaultKind::Timeout) {
+            p.explain_limit(detail, status, &tail)
+        } else {
+            detail
+        };
+        p.kill();
+        (detail, tail)
+    }
+
+    /// Closes the bot's stdin: a bot that reads it to the end then exits by itself.
+    pub fn close_input(&mut self) {
+        if let Some(p) = self.process.as_mut() {
+            p.close_stdin();
+        }
+    }
+
+    /// Waits up to `grace` for the bot to exit by itself; its status if it did. The process is
+    /// kept (see `stop`, `shut_down`).
+    pub fn wait_exit(&mut self, grace: Duration) -> Option<ExitStatus> {
+        self.process.as_mut()?.wait_exit(grace)
+    }
+
+    /// Kills the bot's group now, without reaping it: its stderr ends at once.
+    pub fn signal_kill(&self) {
+        if let Some(p) = &self.process {
+            p.signal_kill();
+        }
+    }
+
+    /// The end of the bot's stderr, after waiting up to 200 ms for it to end.
+    pub fn stderr_tail(&self, max: usize) -> String {
+        match &self.process {
+            Some(p) => {
+                p.settle_stderr(Duration::from_millis(200));
+                p.stderr_tail(max)
+            }
+            None => String::new(),
+        }
+    }
+
+    /// Ends the bot politely: stdin closed, `grace` to exit, then terminate, then kill.
+    pub fn shut_down(&mut self, grace: Duration) -> Option<ExitStatus> {
+        self.process.take()?.shutdown(grace)
+    }
+}
+
+/// Ends bots politely, all at once: every stdin is closed first, so they exit in parallel.
+pub fn shut_down_all<'a>(bots: impl IntoIterator<Item = &'a mut Connection>, grace: Duration) {
+    let mut bots: Vec<&mut Connection> = bots.into_iter().collect();
+    for bot in &mut bots {
+        bot.close_input();
+    }
+    for bot in bots {
+        bot.shut_down(grace);
+    }
+}
+
+/// Waits up to `wait` until one of the bots has output (or takes pending input), and reads and
+/// writes what it can for every one of them. `Duration::ZERO` only looks.
+pub fn wait_any(bots: &mut [&mut Connection], wait: Duration) {
+    let mut processes: Vec<&mut BotProcess> =
+        bots.iter_mut().filter_map(|b| b.process.as_mut()).collect();
+    crate::process::wait_any(&mut processes, wait);
+}
+
+/// The answer to `start`: the bot's `ready`, or the fault.
+pub fn judge_ready(line: &[u8]) -> Result<ReadyInfo, Fault> {
+    match parse_reply(line) {
+        Ok(Reply::Ready { name, version }) => Ok(ReadyInfo { name, version }),
+        Ok(Reply::Move { .. } | Reply::UnknownSquare { .. }) => Err(Fault::malformed(
+            "expected a ready message, got a move",
+            line,
+        )),
+        Err(e) => Err(Fault::malformed(e, line)),
+    }
+}
+
+/// The answer to `turn`, read from the wire: a square name (for the rules to judge), or the
+/// fault. A square name that names no square at all is an illegal move, not a malformed line.
+pub fn judge_move(line: &[u8]) -> MoveAnswer {
+    match parse_reply(line) {
+        Ok(Reply::Move { square }) => Ok(square),
+        Ok(Reply::UnknownSquare { square }) => Err(Fault::new(
+            FaultKind::Illegal,
+            crate::protocol::unknown_square(&square),
+            Some(fault_text(line)),
+        )),
+        Ok(Reply::Ready { .. }) => {
+            Err(Fault::malformed("expected a move message, got ready", line))
+        }
+        Err(e) => Err(Fault::malformed(e, line)),
+    }
+}

@@ -1,0 +1,730 @@
+//! One bot as a running process, and the referee's side of its pipes: the bot is started from
+//! an argument list in its own process group under its OS limits, written to without ever
+//! waiting, read with a cap and against one absolute deadline, and ended politely or killed,
+//! its whole group with it.
+
+use super::log::BotLog;
+use super::safety::{
+    interrupted, kill_group, spawn_listed, sweep_strays, unregister_group, MAX_LIVE_BOTS,
+};
+use super::stderr::Stderr;
+use crate::limits::{Enforced, Limits};
+use nix::fcntl::{fcntl, FcntlArg, OFlag};
+use nix::sys::prctl;
+use nix::sys::signal::{killpg, Signal};
+use nix::unistd::{getpid, getppid, Pid};
+use std::io::{self, Read, Write};
+use std::os::fd::{AsFd, AsRawFd};
+use std::os::unix::process::{CommandExt, ExitStatusExt};
+use std::path::Path;
+use std::process::{Child, ChildStdin, ChildStdout, Command, ExitStatus, Stdio};
+use std::thread;
+use std::time::{Duration, Instant};
+
+/// How long a finished bot's stderr may take to reach its end (a helper that escaped the group
+/// could hold it open; the referee does not wait for that one longer than this).
+const STDERR_SETTLE: Duration = Duration::from_millis(200);
+
+/// What waiting for a line from a bot produced.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Received {
+    /// A complete line (without its `\n` and a trailing `\r`), and when it arrived.
+    Line(Vec<u8>, Instant),
+    /// The line grew past the cap before its end; the first bytes of it.
+    TooLong(Vec<u8>),
+    /// The bot's output ended (it exited or closed stdout).
+    Eof,
+    /// The deadline passed first.
+    Timeout,
+}
+
+/// What the output read from a bot holds at its start.
+enum News {
+    /// A complete line: its `\n` is at `end`, and it has `len` bytes without its line end.
+    Line { end: usize, len: usize },
+    /// A line longer than the cap, complete or not.
+    TooLong,
+    /// The output ended after a last line without its newline.
+    LastLine,
+    /// The output ended.
+    Eof,
+}
+
+/// The most a bot's unread output may occupy in the referee, whatever the bot writes: room for
+/// a complete line of the longest length the protocol allows (with `\r\n`) and one more. When
+/// this much is buffered, the buffer always holds news (a complete line or an over-long one), so
+/// the referee reads no more until it has dealt with that.
+pub const READ_LIMIT: usize = 2 * (crate::protocol::MAX_LINE_BYTES + 2);
+
+/// A running bot.
+pub struct BotProcess {
+    child: Child,
+    pgid: i32,
+    stdin: Option<ChildStdin>,
+    stdout: ChildStdout,
+    /// Bytes written to the bot's stdin that the pipe has not taken yet.
+    pending: Vec<u8>,
+    /// Bytes read from stdout that do not yet form a complete line.
+    buffer: Vec<u8>,
+    /// Where the search for `\n` in `buffer` resumes.
+    scanned: usize,
+    eof: bool,
+    /// When the last read from stdout returned: the arrival time of the lines it completed.
+    read_at: Instant,
+    /// Where reads land before joining `buffer`; kept so it is not zeroed again for every read.
+    scratch: Vec<u8>,
+    stderr: Stderr,
+    /// The bot's log, if the run keeps logs.
+    log: Option<BotLog>,
+    status: Option<ExitStatus>,
+    /// The OS limits it runs under (see `crate::limits`).
+    enforced: Enforced,
+}
+
+fn set_nonblocking(fd: impl AsFd) -> io::Result<()> {
+    let fd = fd.as_fd();
+    let flags = OFlag::from_bits_retain(fcntl(fd, FcntlArg::F_GETFL)?);
+    fcntl(fd, FcntlArg::F_SETFL(flags | OFlag::O_NONBLOCK))?;
+    Ok(())
+}
+
+/// Kills a bot that could not be set up, with its group, and reaps it: no process is left
+/// behind by a start that failed half way. Returns `error`, the reason.
+fn abandon(mut child: Child, error: io::Error) -> io::Error {
+    let pgid = child.id() as i32;
+    kill_group(pgid);
+    let _ = child.wait();
+    unregister_group(pgid);
+    error
+}
+
+impl BotProcess {
+    /// Starts a bot from an argument list, in its own process group, in `dir` if given, with its
+    /// stderr appended to `log` if given. Fails only if the program cannot be started at all.
+    pub fn spawn(
+        argv: &[String],
+        dir: Option<&Path>,
+        log: Option<BotLog>,
+    ) -> io::Result<BotProcess> {
+        Self::spawn_limited(argv, dir, &[], log, &Limits::default())
+    }
+
+    /// `spawn`, under OS limits, optionally with a clean environment (see `crate::limits`), and
+    /// with `env` added to the environment (a league's `env` for a bot).
+    pub fn spawn_limited(
+        argv: &[String],
+        dir: Option<&Path>,
+        env: &[(String, String)],
+        log: Option<BotLog>,
+        limits: &Limits,
+    ) -> io::Result<BotProcess> {
+        let (program, args) = argv
+            .split_first()
+            .ok_or_else(|| io::Error::new(io::ErrorKind::InvalidInput, "empty command"))?;
+        let mut command = Command::new(program);
+        command
+            .args(args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .process_group(0);
+        if let Some(dir) = dir {
+            command.current_dir(dir);
+        }
+        if limits.clean_env {
+            command.env_clear().envs(Limits::clean_environment());
+        }
+        command.envs(env.iter().map(|(k, v)| (k, v)));
+        let rlimits = limits.rlimits();
+        let parent = getpid();
+        // SAFETY: the closure makes only system calls (prctl, getppid, getrlimit, setrlimit)
+        // and allocates nothing, as code between fork and exec must.
+        unsafe {
+            command.pre_exec(move || {
+                // The kernel sends SIGKILL to this child when the thread that started it ends:
+                // the referee's main thread, or the worker that owns the bot, which shuts its
+                // bots down before it ends.
+                prctl::set_pdeathsig(Signal::SIGKILL)?;
+                // The referee may have died between fork and prctl: then nothing would kill us.
+                if getppid() != parent {
+                    return Err(io::Error::other("the referee is gone"));
+                }
+                rlimits.apply()
+            });
+        }
+        let (mut child, listed) = spawn_listed(&mut command)?;
+        let pgid = child.id() as i32;
+        if !listed {
+            return Err(abandon(
+                child,
+                io::Error::other(format!(
+                    "more than {MAX_LIVE_BOTS} bots at once: lower the concurrency"
+                )),
+            ));
+        }
+        let (Some(stdin), Some(stdout), Some(stderr)) =
+            (child.stdin.take(), child.stdout.take(), child.stderr.take())
+        else {
+            // Cannot happen with Stdio::piped, but never leave a process behind.
+            return Err(abandon(child, io::Error::other("no pipes to the bot")));
+        };
+        let stderr = match Stderr::drain(stderr, log.clone(), pgid) {
+            Ok(stderr) => stderr,
+            Err(e) => return Err(abandon(child, e)),
+        };
+        // From here on, any early return drops `bot`, whose Drop kills the group.
+        let bot = BotProcess {
+            child,
+            pgid,
+            stdin: Some(stdin),
+            stdout,
+            pending: Vec::new(),
+            buffer: Vec::new(),
+            scanned: 0,
+            eof: false,
+            read_at: Instant::now(),
+            scratch: vec![0; 16384],
+            stderr,
+            log,
+            status: None,
+            enforced: Enforced::new(*limits),
+        };
+        if let Some(stdin) = &bot.stdin {
+            set_nonblocking(stdin)?;
+        }
+        set_nonblocking(&bot.stdout)?;
+        Ok(bot)
+    }
+
+    /// The process id of the bot (also its process group id).
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
+    /// Queues bytes for the bot's stdin and writes as much as the pipe takes now, never waiting.
+    /// The rest is written while the referee waits in `recv_line`. A bot that has closed its
+    /// stdin simply stops receiving; its silence is judged when an answer is due.
+    pub fn send(&mut self, bytes: &[u8]) {
+        if let Some(log) = &self.log {
+            log.protocol_line('>', bytes);
+        }
+        if self.stdin.is_none() {
+            return;
+        }
+        if self.pending.is_empty() {
+            let written = self.write_some(bytes);
+            if written < bytes.len() && self.stdin.is_some() {
+                self.pending.extend_from_slice(&bytes[written..]);
+            }
+        } else {
+            self.pending.extend_from_slice(bytes);
+            self.flush_pending();
+        }
+    }
+
+    /// One non-blocking write; returns how many bytes the pipe took. A broken pipe closes stdin.
+    fn write_some(&mut self, bytes: &[u8]) -> usize {
+        let Some(stdin) = self.stdin.as_mut() else {
+            return 0;
+        };
+        let mut done = 0;
+        while done < bytes.len() {
+            match stdin.write(&bytes[done..]) {
+                Ok(0) => break,
+                Ok(n) => done += n,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock => break,
+                Err(_) => {
+                    self.stdin = None;
+                    self.pending.clear();
+                    break;
+                }
+            }
+        }
+        done
+    }
+
+    fn flush_pending(&mut self) {
+        let pending = std::mem::take(&mut self.pending);
+        let n = self.write_some(&pending);
+        if self.stdin.is_some() {
+            self.pending = pending[n..].to_vec();
+        }
+    }
+
+    /// Closes the bot's stdin (it sees end of input), dropping anything not yet written.
+    pub fn close_stdin(&mut self) {
+        self.pending.clear();
+        self.stdin = None;
+    }
+
+    /// What the output read so far holds for a reader with line cap `cap`, without taking it.
+    fn news(&self, cap: usize) -> Option<News> {
+        if let Some(pos) = self.buffer[self.scanned..].iter().position(|&b| b == b'\n') {
+            let end = self.scanned + pos;
+            // The cap counts the line without its `\n` and without a `\r` before it.
+            let len = if end > 0 && self.buffer[end - 1] == b'\r' {
+                end - 1
+            } else {
+                end
+            };
+            return Some(if len > cap {
+                News::TooLong
+            } else {
+                News::Line { end, len }
+            });
+        }
+        // No end of line yet: the line is already too long once it cannot be a capped line
+        // still waiting for its `\r\n` or `\n`.
+        let len = self.buffer.len();
+        if len > cap + 1 || (len == cap + 1 && self.buffer[cap] != b'\r') {
+            return Some(News::TooLong);
+        }
+        if self.eof {
+            return Some(if len == 0 { News::Eof } else { News::LastLine });
+        }
+        None
+    }
+
+    /// Takes what `news` found, if anything, and logs it as protocol traffic.
+    fn take_news(&mut self, cap: usize) -> Option<Received> {
+        let received = self.take_news_unlogged(cap)?;
+        if let Some(log) = self.log.as_ref().filter(|log| log.protocol) {
+            match &received {
+                Received::Line(line, _) => log.protocol_line('<', line),
+                Received::TooLong(prefix) => {
+                    let mut note = format!("(a line longer than {cap} bytes, from) ").into_bytes();
+                    note.extend_from_slice(&prefix[..prefix.len().min(200)]);
+                    log.protocol_line('<', &note);
+                }
+                Received::Eof => log.protocol_line('<', b"(end of output)"),
+                Received::Timeout => {}
+            }
+        }
+        Some(received)
+    }
+
+    fn take_news_unlogged(&mut self, cap: usize) -> Option<Received> {
+        let news = self.news(cap);
+        if news.is_none() {
+            // Nothing before the end of the buffer: the next search starts where this one ended.
+            self.scanned = self.buffer.len();
+        }
+        Some(match news? {
+            News::Line { end, len } => {
+                let mut line: Vec<u8> = self.buffer.drain(..=end).collect();
+                line.truncate(len);
+                self.scanned = 0;
+                Received::Line(line, self.read_at)
+            }
+            News::TooLong => Received::TooLong(self.buffer[..cap.min(self.buffer.len())].to_vec()),
+            News::LastLine => {
+                // A last line without its newline still counts as a line.
+                let line = std::mem::take(&mut self.buffer);
+                self.scanned = 0;
+                Received::Line(line, self.read_at)
+            }
+            News::Eof => Received::Eof,
+        })
+    }
+
+    /// Waits for the next line from the bot until `deadline`, reading at most `cap` bytes of it.
+    /// The deadline is absolute: nothing the bot writes extends it.
+    pub fn recv_line(&mut self, deadline: Instant, cap: usize) -> Received {
+        loop {
+            if let Some(received) = self.take_news(cap) {
+                return received;
+            }
+            let now = Instant::now();
+            if now >= deadline {
+                return Received::Timeout;
+            }
+            if interrupted() {
+                // The caller checks the flag and stops; what is returned does not count.
+                return Received::Eof;
+            }
+            self.fill(deadline - now);
+        }
+    }
+
+    /// Waits up to `wait` for output, writing pending input meanwhile, and reads whatever has
+    /// arrived.
+    fn fill(&mut self, wait: Duration) {
+        wait_any(&mut [self], wait);
+    }
+
+    /// Whether the buffer holds all the output the referee may keep (see `READ_LIMIT`).
+    fn buffer_full(&self) -> bool {
+        self.buffer.len() >= READ_LIMIT
+    }
+
+    /// The descriptors to wait on: stdout for reading (unless it has ended or the buffer is
+    /// full), stdin for writing when input is pending.
+    fn poll_fds(&self) -> [libc::pollfd; 2] {
+        let stdin = match &self.stdin {
+            Some(stdin) if !self.pending.is_empty() => stdin.as_raw_fd(),
+            _ => -1,
+        };
+        [
+            libc::pollfd {
+                fd: if self.eof || self.buffer_full() {
+                    -1
+                } else {
+                    self.stdout.as_raw_fd()
+                },
+                events: libc::POLLIN,
+                revents: 0,
+            },
+            libc::pollfd {
+                fd: stdin,
+                events: libc::POLLOUT,
+                revents: 0,
+            },
+        ]
+    }
+
+    /// Reads whatever the bot has written, without waiting.
+    pub fn poll_now(&mut self) {
+        wait_any(&mut [self], Duration::ZERO);
+    }
+
+    /// Whether the bot's output has ended and everything it wrote has been taken.
+    pub fn output_ended(&self) -> bool {
+        self.eof && self.buffer.is_empty()
+    }
+
+    /// Whether `recv_line` would return at once (a line, an over-long line, or end of output).
+    pub fn has_news(&self, cap: usize) -> bool {
+        self.news(cap).is_some()
+    }
+
+    /// Reads what the pipe holds, but never more than `READ_LIMIT` bytes in all: a bot that
+    /// writes without end costs the referee no more memory than two capped lines.
+    fn read_available(&mut self) {
+        loop {
+            let room = READ_LIMIT.saturating_sub(self.buffer.len());
+            if room == 0 || self.eof {
+                return;
+            }
+            let want = room.min(self.scratch.len());
+            match self.stdout.read(&mut self.scratch[..want]) {
+                Ok(0) => {
+                    self.eof = true;
+                    return;
+                }
+                Ok(n) => {
+                    self.read_at = Instant::now();
+                    self.buffer.extend_from_slice(&self.scratch[..n]);
+                    if n < want {
+                        return;
+                    }
+                }
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock => return,
+                Err(_) => {
+                    self.eof = true;
+                    return;
+                }
+            }
+        }
+    }
+
+    /// Waits up to `max` for the bot's stderr to end, so that a dying bot's last words are in
+    /// the tail before it goes into a fault record.
+    pub fn settle_stderr(&self, max: Duration) {
+        self.stderr.settle(max);
+    }
+
+    /// The last `max` bytes of the bot's stderr, as text.
+    pub fn stderr_tail(&self, max: usize) -> String {
+        self.stderr.tail(max)
+    }
+
+    /// Starts the bot's CPU allowance for a new game (`crate::limits`); a process whose limit
+    /// cannot be renewed is noted in the bot's log.
+    pub fn begin_game_limits(&mut self) {
+        for note in self.enforced.begin_game(self.pgid) {
+            self.log_note(&note);
+        }
+    }
+
+    /// Whether the bot has used up this game's CPU allowance (`crate::limits`).
+    pub fn cpu_limit_reached(&self) -> bool {
+        self.enforced.cpu_limit_reached(self.pgid)
+    }
+
+    /// The fault detail of a crashed or silent bot, with the limit it ran into named first when
+    /// one explains it (`crate::limits`). `status` is how the bot ended (None while it still
+    /// runs) and `stderr_tail` its last words.
+    pub fn explain_limit(
+        &self,
+        detail: String,
+        status: Option<ExitStatus>,
+        stderr_tail: &str,
+    ) -> String {
+        self.enforced
+            .explain(self.pgid, detail, status, stderr_tail)
+    }
+
+    /// Writes a note of the referee's into the bot's stderr log (game starts, faults), so the
+    /// log can be read alongside the record.
+    pub fn log_note(&self, note: &str) {
+        if let Some(log) = &self.log {
+            log.write(format!("[multiversi] {note}\n").as_bytes());
+        }
+    }
+
+    /// The exit status, if the bot has exited. The bot is *not* reaped here (`WNOWAIT`): its
+    /// zombie keeps its pid, which is also its group id, from being reused by another process
+    /// until the group has been killed and `reap` runs.
+    pub fn try_status(&mut self) -> Option<ExitStatus> {
+        if self.status.is_some() {
+            return self.status;
+        }
+        // libc, not nix: nix's `waitid` turns the status into its `WaitStatus`, which has no
+        // room for a signal it has no name for (real-time signals) and fails on one; a bot may
+        // die of any signal.
+        // SAFETY: waitid on our own child with a zeroed siginfo to fill.
+        unsafe {
+            let mut info: libc::siginfo_t = std::mem::zeroed();
+            let flags = libc::WEXITED | libc::WNOHANG | libc::WNOWAIT;
+            if libc::waitid(libc::P_PID, self.child.id(), &mut info, flags) != 0
+                || info.si_pid() == 0
+            {
+                return None;
+            }
+            let status = info.si_status();
+            let raw = match info.si_code {
+                libc::CLD_EXITED => (status & 0xff) << 8,
+                libc::CLD_DUMPED => (status & 0x7f) | 0x80,
+                _ => status & 0x7f,
+            };
+            Some(ExitStatus::from_raw(raw))
+        }
+    }
+
+    /// Waits up to `grace` for the bot to exit by itself; returns its status if it did.
+    pub fn wait_exit(&mut self, grace: Duration) -> Option<ExitStatus> {
+        let until = Instant::now() + grace;
+        // Most bots exit within a millisecond of their stdin closing: look often at first.
+        let mut pause = Duration::from_micros(50);
+        loop {
+            if let Some(status) = self.try_status() {
+                return Some(status);
+            }
+            let now = Instant::now();
+            if now >= until {
+                return None;
+            }
+            thread::sleep((until - now).min(pause));
+            pause = (pause * 2).min(Duration::from_millis(5));
+        }
+    }
+
+    /// Sends SIGKILL to the whole process group without reaping (see `kill`).
+    pub fn signal_kill(&self) {
+        kill_group(self.pgid);
+        // The bot is ending: its last stderr is read at once, not at the flood rate.
+        self.stderr.hurry();
+    }
+
+    /// Kills the whole process group at once and reaps the bot: the sanction for a fault.
+    /// Then sweeps up whatever of the bot left its group.
+    pub fn kill(mut self) -> Option<ExitStatus> {
+        self.signal_kill();
+        let status = self.reap();
+        sweep_strays(Some(self.pgid));
+        status
+    }
+
+    /// The polite end: stdin closed, `grace` to exit, then SIGTERM to the group, a shorter grace,
+    /// SIGKILL to the group (always, for helpers left in it), and the reap.
+    pub fn shutdown(mut self, grace: Duration) -> Option<ExitStatus> {
+        self.close_stdin();
+        if self.wait_exit(grace).is_none() {
+            let _ = killpg(Pid::from_raw(self.pgid), Signal::SIGTERM);
+            self.wait_exit(grace / 2);
+        }
+        self.signal_kill();
+        let status = self.reap();
+        // Helpers that left the group too, which may hold the bot's stderr open.
+        sweep_strays(Some(self.pgid));
+        // The group is gone, so its stderr ends at once: wait for the drainer to log the last
+        // words before the referee (and its log files) may go away.
+        self.settle_stderr(STDERR_SETTLE);
+        status
+    }
+
+    fn reap(&mut self) -> Option<ExitStatus> {
+        // The leader stays a zombie until this wait (see `try_status`), so its pid (= the group
+        // id) cannot be reused by another process while the group is being killed above.
+        if self.status.is_none() {
+            self.status = self.child.wait().ok();
+        }
+        unregister_group(self.pgid);
+        self.status
+    }
+}
+
+impl Drop for BotProcess {
+    /// Whatever path drops a bot, its group dies with it: no process is ever left behind.
+    fn drop(&mut self) {
+        if self.status.is_none() {
+            kill_group(self.pgid);
+            let _ = self.child.wait();
+            unregister_group(self.pgid);
+            sweep_strays(Some(self.pgid));
+        }
+        unregister_group(self.pgid);
+    }
+}
+
+/// Waits up to `wait` until any of the bots has output (or takes pending input), and reads and
+/// writes what it can. Used to wait for several bots against one deadline (the `ready` answers)
+/// without letting one slow bot delay noticing the others.
+pub fn wait_any(bots: &mut [&mut BotProcess], wait: Duration) {
+    // libc, not nix: nix's `PollFd` holds a borrowed descriptor, so it cannot express the
+    // kernel's "skip this entry" (-1), which keeps two entries per bot at fixed places, nor
+    // outlive the borrow of the bots that the reads and writes below need.
+    let mut fds: Vec<libc::pollfd> = bots.iter().flat_map(|b| b.poll_fds()).collect();
+    let timeout = libc::timespec {
+        tv_sec: wait.as_secs().min(i32::MAX as u64) as libc::time_t,
+        tv_nsec: wait.subsec_nanos() as libc::c_long,
+    };
+    // SAFETY: valid pollfd entries (fd -1 is ignored by the kernel) and a valid timespec.
+    let ready = unsafe {
+        libc::ppoll(
+            fds.as_mut_ptr(),
+            fds.len() as libc::nfds_t,
+            &timeout,
+            std::ptr::null(),
+        )
+    };
+    if ready <= 0 {
+        return;
+    }
+    for (bot, pair) in bots.iter_mut().zip(fds.chunks(2)) {
+        if pair[1].revents != 0 {
+            bot.flush_pending();
+        }
+        if pair[0].revents != 0 {
+            bot.read_available();
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::process::describe_status;
+
+    #[test]
+    fn lines_timeouts_caps_and_eof() {
+        let argv: Vec<String> = [
+            "sh",
+            "-c",
+            "read x; echo \"got $x\"; printf 'abcdefghij\\n'; sleep 5",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+        let mut bot = BotProcess::spawn(&argv, None, None).unwrap();
+        let soon = || Instant::now() + Duration::from_millis(100);
+        assert_eq!(bot.recv_line(soon(), 100), Received::Timeout);
+        bot.send(b"hi\n");
+        let far = Instant::now() + Duration::from_secs(5);
+        match bot.recv_line(far, 100) {
+            Received::Line(l, _) => assert_eq!(l, b"got hi"),
+            other => panic!("{other:?}"),
+        }
+        assert_eq!(bot.recv_line(far, 4), Received::TooLong(b"abcd".to_vec()));
+        let pid = bot.pid();
+        bot.kill();
+        assert!(!Path::new(&format!("/proc/{pid}")).exists());
+    }
+
+    #[test]
+    fn the_cap_counts_a_line_without_its_crlf() {
+        let argv: Vec<String> = [
+            "sh",
+            "-c",
+            // 4 bytes and \r\n; 4 bytes and \n; 5 bytes and \r\n; 4 bytes, \r, x and \n.
+            "printf 'abcd\\r\\nabcd\\nabcde\\r\\n'; sleep 0.2; printf 'abcd\\r'; sleep 0.2; printf 'x\\n'; sleep 5",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+        let mut bot = BotProcess::spawn(&argv, None, None).unwrap();
+        let far = || Instant::now() + Duration::from_secs(5);
+        let line = |r: Received| match r {
+            Received::Line(l, _) => l,
+            other => panic!("{other:?}"),
+        };
+        assert_eq!(line(bot.recv_line(far(), 4)), b"abcd");
+        assert_eq!(line(bot.recv_line(far(), 4)), b"abcd");
+        assert_eq!(bot.recv_line(far(), 4), Received::TooLong(b"abcd".to_vec()));
+        bot.buffer.clear();
+        bot.scanned = 0;
+        // `abcd\r` may still be a line at the cap: it is only too long once `x` follows.
+        let soon = Instant::now() + Duration::from_millis(300);
+        assert_eq!(bot.recv_line(soon, 4), Received::Timeout);
+        assert_eq!(bot.buffer, b"abcd\r");
+        assert_eq!(bot.recv_line(far(), 4), Received::TooLong(b"abcd".to_vec()));
+        bot.kill();
+    }
+
+    #[test]
+    fn a_flood_is_never_held_beyond_the_read_limit() {
+        // Writers far faster than any reader: the pipe is full whenever the referee looks.
+        let argv: Vec<String> = [
+            "sh",
+            "-c",
+            "cat /dev/zero & cat /dev/zero & exec cat /dev/zero",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+        let mut bot = BotProcess::spawn(&argv, None, None).unwrap();
+        thread::sleep(Duration::from_millis(50));
+        for _ in 0..100 {
+            bot.poll_now();
+            assert!(bot.buffer.len() <= READ_LIMIT, "{}", bot.buffer.len());
+        }
+        assert!(bot.has_news(crate::protocol::MAX_LINE_BYTES));
+        let cap = crate::protocol::MAX_LINE_BYTES;
+        let soon = Instant::now() + Duration::from_millis(100);
+        assert_eq!(bot.recv_line(soon, cap), Received::TooLong(vec![0; cap]));
+        bot.kill();
+    }
+
+    #[test]
+    fn a_bot_that_never_reads_never_blocks_the_referee() {
+        let argv: Vec<String> = ["sleep", "30"].iter().map(|s| s.to_string()).collect();
+        let mut bot = BotProcess::spawn(&argv, None, None).unwrap();
+        let started = Instant::now();
+        // Far more than a pipe holds: the rest waits in the referee's buffer.
+        for _ in 0..64 {
+            bot.send(&[b'x'; 16384]);
+        }
+        let deadline = Instant::now() + Duration::from_millis(100);
+        assert_eq!(bot.recv_line(deadline, 100), Received::Timeout);
+        assert!(started.elapsed() < Duration::from_secs(10));
+        assert!(!bot.pending.is_empty());
+        bot.kill();
+    }
+
+    #[test]
+    fn crash_is_eof_with_status_and_stderr() {
+        let argv: Vec<String> = ["sh", "-c", "echo dying >&2; kill -SEGV $$"]
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
+        let mut bot = BotProcess::spawn(&argv, None, None).unwrap();
+        let far = Instant::now() + Duration::from_secs(5);
+        assert_eq!(bot.recv_line(far, 100), Received::Eof);
+        let status = bot.wait_exit(Duration::from_secs(5));
+        assert_eq!(describe_status(status), "killed by signal 11 (SIGSEGV)");
+        bot.settle_stderr(Duration::from_secs(5));
+        assert_eq!(bot.stderr_tail(100), "dying\n");
+    }
+}

@@ -1,0 +1,127 @@
+//! A bot's stderr, drained by a thread of its own into a capped tail (for fault records) and
+//! the bot's log. A bot that writes a lot of diagnostics must never block on a full pipe while
+//! the referee waits for its move, and must not make the referee's memory grow either; one that
+//! floods is read at `STDERR_RATE`, so it cannot keep a core busy.
+
+use super::log::BotLog;
+use std::collections::VecDeque;
+use std::io::{self, Read};
+use std::process::ChildStderr;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::thread;
+use std::time::{Duration, Instant};
+
+/// How much of a bot's stderr is kept in memory for fault records.
+pub const STDERR_TAIL_BYTES: usize = 4096;
+
+/// The drained stderr of one bot process, as the referee sees it.
+pub(super) struct Stderr {
+    sink: Arc<Mutex<StderrSink>>,
+    /// Set by the drainer when the bot's stderr has ended.
+    done: Arc<AtomicBool>,
+}
+
+impl Stderr {
+    /// Starts the thread that drains `stderr` (named after the bot's group `pgid`).
+    pub(super) fn drain(stderr: ChildStderr, log: Option<BotLog>, pgid: i32) -> io::Result<Stderr> {
+        let sink = Arc::new(Mutex::new(StderrSink {
+            tail: VecDeque::new(),
+            log,
+            hurry: false,
+        }));
+        let done = Arc::new(AtomicBool::new(false));
+        let (thread_sink, thread_done) = (Arc::clone(&sink), Arc::clone(&done));
+        thread::Builder::new()
+            .name(format!("stderr-{pgid}"))
+            .spawn(move || {
+                drain_stderr(stderr, thread_sink);
+                thread_done.store(true, Ordering::SeqCst);
+            })?;
+        Ok(Stderr { sink, done })
+    }
+
+    /// Waits up to `max` for the stderr to end.
+    pub(super) fn settle(&self, max: Duration) {
+        let until = Instant::now() + max;
+        while !self.done.load(Ordering::SeqCst) && Instant::now() < until {
+            thread::sleep(Duration::from_millis(1));
+        }
+    }
+
+    /// The last `max` bytes, as text.
+    pub(super) fn tail(&self, max: usize) -> String {
+        let sink = match self.sink.lock() {
+            Ok(sink) => sink,
+            Err(poisoned) => poisoned.into_inner(),
+        };
+        let skip = sink.tail.len().saturating_sub(max);
+        let bytes: Vec<u8> = sink.tail.iter().skip(skip).copied().collect();
+        String::from_utf8_lossy(&bytes).into_owned()
+    }
+
+    /// The bot is ending: its last stderr is read at once, not at the flood rate.
+    pub(super) fn hurry(&self) {
+        if let Ok(mut sink) = self.sink.lock() {
+            sink.hurry = true;
+        }
+    }
+}
+
+/// The captured end of a bot's stderr, and its log.
+struct StderrSink {
+    tail: VecDeque<u8>,
+    log: Option<BotLog>,
+    /// Set once the bot is being killed: what is left in the pipe is read at full speed.
+    hurry: bool,
+}
+
+impl StderrSink {
+    fn push(&mut self, bytes: &[u8]) {
+        let keep = bytes.len().min(STDERR_TAIL_BYTES);
+        let over = (self.tail.len() + keep).saturating_sub(STDERR_TAIL_BYTES);
+        self.tail.drain(..over);
+        self.tail.extend(&bytes[bytes.len() - keep..]);
+        if let Some(log) = &self.log {
+            log.write(bytes);
+        }
+    }
+}
+
+/// How fast a bot's stderr is read once `STDERR_BURST` bytes have gone through at full speed,
+/// in bytes per second. Far more than any diagnostics need; a bot that writes faster blocks on
+/// its own full pipe instead of keeping a core of the referee (and of itself) busy, which would
+/// slow the other bots of the game.
+const STDERR_RATE: f64 = 8.0 * 1024.0 * 1024.0;
+/// How much stderr is read at full speed before the rate applies.
+const STDERR_BURST: f64 = 1024.0 * 1024.0;
+
+fn drain_stderr(mut stderr: std::process::ChildStderr, sink: Arc<Mutex<StderrSink>>) {
+    let mut chunk = [0u8; 16384];
+    // A token bucket: `allowance` bytes may be read now; it refills at `STDERR_RATE`.
+    let mut allowance = STDERR_BURST;
+    let mut last = Instant::now();
+    loop {
+        match stderr.read(&mut chunk) {
+            Ok(0) => return,
+            Ok(n) => {
+                let hurry = match sink.lock() {
+                    Ok(mut sink) => {
+                        sink.push(&chunk[..n]);
+                        sink.hurry
+                    }
+                    Err(_) => true,
+                };
+                let now = Instant::now();
+                let refill = now.duration_since(last).as_secs_f64() * STDERR_RATE;
+                allowance = (allowance + refill).min(STDERR_BURST) - n as f64;
+                last = now;
+                if allowance < 0.0 && !hurry {
+                    thread::sleep(Duration::from_secs_f64(-allowance / STDERR_RATE));
+                }
+            }
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(_) => return,
+        }
+    }
+}

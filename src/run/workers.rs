@@ -1,0 +1,385 @@
+//! The runner: plays a list of deals on N workers and writes each game's record as it ends.
+//! `match` and `league` both run through here; a match is a league with one line-up.
+//!
+//! Each worker is a thread that owns the processes of the bots it plays with: it takes the next
+//! deal from a shared queue, plays the deal's games one after another with the same processes
+//! (a bot is started again only after a fault, or for every game with `restart`), and keeps a
+//! bot's process for the next deal when that deal has the bot too. Built-in bots are started
+//! afresh for every deal with a seed drawn from the deal, so that their random choices do not
+//! depend on which worker played which deal before.
+//!
+//! Records are written by the worker that played the game, one whole line under a lock, and
+//! forced to disk before the game counts as done (see `records`). The workers print nothing:
+//! what happens becomes events (`events`), which the main thread hands to the run's sinks.
+//!
+//! A bot that never once answered `start` (a wrong path that starts an interpreter which exits
+//! at once) would lose every game it is in. The workers notice it in the first game it plays
+//! and, unless told to play on, do not record that game, nor any other game in which it has
+//! failed to answer `start` (another worker may be playing one at the same time): such games
+//! say nothing about the bots, and a recorded one would count as done when the run is resumed
+//! after the bot is fixed.
+
+use super::events::{Event, Flow, SeatedBot, Sink};
+use super::plan::{BotSpec, Run, SilentBots};
+use crate::connection::{shut_down_all, Connection};
+use crate::process::{interrupted, sweep_strays};
+use crate::record::{FaultKind, FaultRecord, GameRecord, MoveRecord, SeatRecord};
+use crate::referee::{play_game, GameSetup, Observer};
+use crate::rules::Position;
+use std::collections::VecDeque;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc;
+use std::sync::Mutex;
+use std::time::Duration;
+
+/// A bot that never answered `start`, with what the first game saw of it.
+#[derive(Clone, Debug)]
+pub struct SilentBot {
+    pub bot: usize,
+    pub fault: FaultRecord,
+}
+
+/// How a run ended.
+#[derive(Debug, Default)]
+pub struct Summary {
+    /// Games played and recorded by this run.
+    pub games: u64,
+    pub interrupted: bool,
+    pub silent: Vec<SilentBot>,
+    /// Games played but not recorded (nor counted in the tallies): a bot in them had never
+    /// answered `start`.
+    pub not_recorded: u64,
+    /// Games not played because a silent bot was left out or the run stopped early.
+    pub skipped: u64,
+    /// A record could not be written: the run stopped.
+    pub write_error: Option<String>,
+    /// A sink asked the run to stop (a sequential test that has decided).
+    pub stopped_by_sink: bool,
+}
+
+/// What a worker tells the main thread.
+enum Message {
+    Event(Event),
+    /// A bot never answered `start` in its first game.
+    Silent(SilentBot),
+    WriteFailed(String),
+}
+
+/// State the workers share.
+struct Shared<'a> {
+    run: &'a Run,
+    queue: Mutex<VecDeque<usize>>,
+    /// Set when the run must stop early (a silent bot in a match, a failed write, a sink).
+    stop: AtomicBool,
+    /// Per bot: it never answered `start` and is left out.
+    silent: Vec<AtomicBool>,
+    /// Per bot: it answered `start` at least once in this run.
+    answered: Vec<AtomicBool>,
+    /// Per bot: its silence has been reported.
+    reported: Vec<AtomicBool>,
+    /// Some sink wants the move-by-move events.
+    moves: bool,
+}
+
+impl Shared<'_> {
+    fn halted(&self) -> bool {
+        interrupted() || self.stop.load(Ordering::SeqCst)
+    }
+
+    fn next_deal(&self) -> Option<usize> {
+        self.queue.lock().ok()?.pop_front()
+    }
+}
+
+/// Plays every game of the run, handing what happens to `sinks`, and says how it ended.
+pub fn run(run: &Run, sinks: &mut [&mut dyn Sink]) -> Summary {
+    let shared = Shared {
+        run,
+        queue: Mutex::new((0..run.deals.len()).collect()),
+        stop: AtomicBool::new(false),
+        silent: run.bots.iter().map(|_| AtomicBool::new(false)).collect(),
+        answered: run.bots.iter().map(|_| AtomicBool::new(false)).collect(),
+        reported: run.bots.iter().map(|_| AtomicBool::new(false)).collect(),
+        moves: sinks.iter().any(|s| s.interest().moves),
+    };
+    let mut summary = Summary::default();
+    let (tx, rx) = mpsc::channel::<Message>();
+    std::thread::scope(|scope| {
+        for w in 0..run.concurrency.max(1) {
+            let tx = tx.clone();
+            let shared = &shared;
+            let spawned = std::thread::Builder::new()
+                .name(format!("worker-{w}"))
+                .spawn_scoped(scope, move || worker(shared, tx));
+            if let Err(e) = spawned {
+                crate::stderr_line!("multiversi: cannot start worker {w}: {e}");
+            }
+        }
+        drop(tx);
+        loop {
+            match rx.recv_timeout(Duration::from_millis(250)) {
+                Ok(Message::Event(event)) => {
+                    match &event {
+                        Event::GameEnded { recorded: true, .. } => summary.games += 1,
+                        Event::GameEnded {
+                            recorded: false, ..
+                        } => summary.not_recorded += 1,
+                        Event::Skipped(n) => summary.skipped += n,
+                        _ => {}
+                    }
+                    for sink in sinks.iter_mut() {
+                        if sink.event(&event) == Flow::Stop {
+                            summary.stopped_by_sink = true;
+                            shared.stop.store(true, Ordering::SeqCst);
+                        }
+                    }
+                }
+                Ok(Message::Silent(silent)) => summary.silent.push(silent),
+                Ok(Message::WriteFailed(message)) => {
+                    shared.stop.store(true, Ordering::SeqCst);
+                    summary.write_error.get_or_insert(message);
+                }
+                Err(mpsc::RecvTimeoutError::Timeout) => sinks.iter_mut().for_each(|s| s.tick()),
+                Err(mpsc::RecvTimeoutError::Disconnected) => break,
+            }
+        }
+    });
+    sinks.iter_mut().for_each(|s| s.finish());
+    summary.interrupted = interrupted();
+    // Each shutdown swept after its bot; this catches anything left over from the whole run.
+    sweep_strays(None);
+    summary
+}
+
+/// Notes which bots answered `start` in a game just played, and finds the bots in it that
+/// have never answered: they crashed or stayed silent before `ready` (a wrong path, a missing
+/// interpreter), here and in every game before. A bot that answered with something else did
+/// answer, and its fault says what. The first such game of a bot is reported; every one stops
+/// the run or leaves the bot out, as the run says. Returns whether the game had such a bot, and
+/// so is not to be recorded (unless the run plays on). Done by the worker before it records the
+/// game, and before its next game, so that a match stops at once.
+fn check_answers(
+    shared: &Shared,
+    record: &GameRecord,
+    bots: &[usize],
+    tx: &mpsc::Sender<Message>,
+) -> Vec<usize> {
+    let mut silent_here = Vec::new();
+    for (seat, &bot) in bots.iter().enumerate() {
+        if record.seats.get(seat).is_some_and(|s| s.ready.is_some()) {
+            shared.answered[bot].store(true, Ordering::SeqCst);
+            continue;
+        }
+        let Some(fault) = record.faults.iter().find(|f| f.seat == seat) else {
+            continue;
+        };
+        if !matches!(fault.kind, FaultKind::Crash | FaultKind::Timeout)
+            || shared.answered[bot].load(Ordering::SeqCst)
+        {
+            continue;
+        }
+        silent_here.push(seat);
+        match shared.run.silent {
+            SilentBots::Stop => shared.stop.store(true, Ordering::SeqCst),
+            SilentBots::LeaveOut => shared.silent[bot].store(true, Ordering::SeqCst),
+            SilentBots::PlayOn => {}
+        }
+        if !shared.reported[bot].swap(true, Ordering::SeqCst) {
+            let _ = tx.send(Message::Silent(SilentBot {
+                bot,
+                fault: fault.clone(),
+            }));
+        }
+    }
+    silent_here
+}
+
+/// Turns what the referee reports of a game into events for the main thread.
+struct Relay {
+    tx: mpsc::Sender<Message>,
+    /// Per seat of the game being played, the bot, for fault messages.
+    seated: Vec<SeatedBot>,
+    /// Whether to send the move-by-move events (some sink wants them).
+    moves: bool,
+    /// Per seat: its bot has not answered `start` yet in this run. Its fault at the start is
+    /// held back until the game is over: if it never answered, the run's end explains it once
+    /// (`ending`), rather than a fault message for a game that is not recorded.
+    unproven: Vec<bool>,
+    /// The faults held back, of seats in `unproven`.
+    held: Vec<Event>,
+}
+
+impl Relay {
+    fn send(&self, event: Event) {
+        let _ = self.tx.send(Message::Event(event));
+    }
+}
+
+impl Observer for Relay {
+    fn game_started(&mut self, game: &str, seats: &[SeatRecord], position: &Position) {
+        if self.moves {
+            self.send(Event::GameStarted {
+                game: game.to_string(),
+                seats: seats.to_vec(),
+                rules: position.rules().clone(),
+                rows: position.rows(),
+            });
+        }
+    }
+
+    fn moved(&mut self, game: &str, m: &MoveRecord, position: &Position) {
+        if self.moves {
+            self.send(Event::Moved {
+                game: game.to_string(),
+                played: m.clone(),
+                rows: position.rows(),
+                scores: position.scores(),
+            });
+        }
+    }
+
+    fn faulted(&mut self, game: &str, fault: &FaultRecord, ms: Option<f64>) {
+        let event = Event::Faulted {
+            game: game.to_string(),
+            fault: fault.clone(),
+            ms,
+            bot: self.seated.get(fault.seat).cloned().unwrap_or_default(),
+        };
+        let at_start =
+            fault.ply == 0 && matches!(fault.kind, FaultKind::Crash | FaultKind::Timeout);
+        if at_start && self.unproven.get(fault.seat).copied().unwrap_or(false) {
+            self.held.push(event);
+        } else {
+            self.send(event);
+        }
+    }
+}
+
+/// One worker: takes deals until none is left or the run stops.
+fn worker(shared: &Shared, tx: mpsc::Sender<Message>) {
+    let run = shared.run;
+    let mut relay = Relay {
+        tx: tx.clone(),
+        seated: Vec::new(),
+        moves: shared.moves,
+        unproven: Vec::new(),
+        held: Vec::new(),
+    };
+    let skipped = |n: usize| {
+        let _ = tx.send(Message::Event(Event::Skipped(n as u64)));
+    };
+    // Bots kept from the previous deal, by their place in the run's list.
+    let mut kept: Vec<(usize, Connection)> = Vec::new();
+    while let Some(d) = shared.next_deal() {
+        let deal = &run.deals[d];
+        if shared.halted()
+            || deal
+                .bots
+                .iter()
+                .any(|&b| shared.silent[b].load(Ordering::SeqCst))
+        {
+            skipped(deal.games.len());
+            continue;
+        }
+        let mut players: Vec<Connection> = deal
+            .bots
+            .iter()
+            .map(|&b| {
+                let spec = &run.bots[b];
+                match kept.iter().position(|(k, _)| *k == b && !spec.builtin) {
+                    Some(i) => kept.swap_remove(i).1,
+                    None => new_player(spec, b, deal.seed),
+                }
+            })
+            .collect();
+        shut_down_all(kept.iter_mut().map(|(_, p)| p), run.grace);
+        kept.clear();
+        let mut played = 0;
+        for game in &deal.games {
+            if shared.halted()
+                || deal
+                    .bots
+                    .iter()
+                    .any(|&b| shared.silent[b].load(Ordering::SeqCst))
+            {
+                break;
+            }
+            if run.restart && played > 0 {
+                shut_down_all(players.iter_mut(), run.grace);
+            }
+            let setup = GameSetup {
+                game: game.id.clone(),
+                rules: deal.rules.clone(),
+                seed: Some(deal.seed),
+                time: run.time,
+                opening: deal.opening.clone(),
+                place: Some(game.place.clone()),
+            };
+            relay.seated = game
+                .seating
+                .iter()
+                .map(|&i| SeatedBot {
+                    name: players[i].spec.name.clone(),
+                    log: players[i].spec.log.as_ref().map(|l| l.path().to_path_buf()),
+                    builtin: run.bots[deal.bots[i]].builtin,
+                })
+                .collect();
+            relay.unproven = game
+                .seating
+                .iter()
+                .map(|&i| !shared.answered[deal.bots[i]].load(Ordering::SeqCst))
+                .collect();
+            let Ok(record) = play_game(&setup, &mut players, &game.seating, &mut relay) else {
+                break;
+            };
+            played += 1;
+            let bots: Vec<usize> = game.seating.iter().map(|&i| deal.bots[i]).collect();
+            let silent_seats = check_answers(shared, &record, &bots, &tx);
+            let recorded = silent_seats.is_empty() || run.silent == SilentBots::PlayOn;
+            for event in std::mem::take(&mut relay.held) {
+                let of_silent = matches!(&event, Event::Faulted { fault, .. }
+                    if silent_seats.contains(&fault.seat));
+                if recorded || !of_silent {
+                    relay.send(event);
+                }
+            }
+            if let Some(file) = run.record.as_ref().filter(|_| recorded) {
+                if let Err(e) = file.append(&record) {
+                    let _ = tx.send(Message::WriteFailed(format!(
+                        "{}: cannot write game {}: {e}",
+                        file.path().display(),
+                        record.game
+                    )));
+                    break;
+                }
+            }
+            relay.send(Event::GameEnded {
+                record: Box::new(record),
+                bots,
+                recorded,
+            });
+        }
+        if played < deal.games.len() {
+            skipped(deal.games.len() - played);
+        }
+        kept = deal.bots.iter().copied().zip(players).collect();
+        if interrupted() {
+            break;
+        }
+    }
+    if interrupted() {
+        // The signal handler has killed every group; dropping the players reaps them.
+        return;
+    }
+    shut_down_all(kept.iter_mut().map(|(_, p)| p), run.grace);
+}
+
+/// A bot's connection for one deal; a built-in bot gets a seed drawn from the deal.
+fn new_player(spec: &BotSpec, bot: usize, deal_seed: u64) -> Connection {
+    let mut spec = spec.clone();
+    if spec.builtin {
+        let seed = super::seating::mix(deal_seed, bot as u64 + 1);
+        spec.argv.extend(["--seed".to_string(), seed.to_string()]);
+    }
+    Connection::new(spec)
+}
