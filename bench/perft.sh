@@ -9,6 +9,9 @@
 # sum over all depths, against the CPU time of the whole run.
 #
 # Usage: bash bench/perft.sh
+#        bash bench/perft.sh --quick   (shallow depths, one run each: seconds, and ratios that mean
+#                                       little; the test suite runs it so that the script cannot
+#                                       break unnoticed)
 # Environment:
 #   ANCHOR       path of othello_perft.c        (default: bench/anchors/othello_perft.c)
 #   ANCHOR_DEPTH depth of the anchor's perft     (default: 11)
@@ -23,9 +26,13 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 anchor_src=${ANCHOR:-bench/anchors/othello_perft.c}
-anchor_depth=${ANCHOR_DEPTH:-11}
-depths=("${DEPTH_8X8:-11}" "${DEPTH_10X10:-10}" "${DEPTH_OCTAGON:-10}")
-repeat=${REPEAT:-1}
+if [ "${1:-}" = --quick ]; then
+  anchor_depth=7 depths=(6 5 5) repeat=1
+else
+  anchor_depth=${ANCHOR_DEPTH:-11}
+  depths=("${DEPTH_8X8:-11}" "${DEPTH_10X10:-10}" "${DEPTH_OCTAGON:-10}")
+  repeat=${REPEAT:-1}
+fi
 boards=(8x8 10x10 octagon)
 
 if [ ! -f "$anchor_src" ]; then
@@ -35,11 +42,12 @@ fi
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
-echo "building the anchor (gcc -O3 -march=native) and multiversi (cargo build --release)..." >&2
+echo "building the anchor (gcc -O3 -march=native)..." >&2
 gcc -O3 -march=native -o "$work/anchor" "$anchor_src"
 if [ -n "${BIN:-}" ]; then
   mv_bin=$BIN
 else
+  echo "building multiversi (cargo build --release)..." >&2
   cargo build --release --quiet
   mv_bin=target/release/multiversi
 fi
