@@ -6,14 +6,23 @@
 #   2. the referee's peak RSS during a 10,000-game league (goal: at most 16 MB): records stream to
 #      disk, and the runner keeps per-bot tallies, not games.
 # Usage: bash bench/league.sh [GAMES]   (games per throughput round, default 1200)
+#        bash bench/league.sh --quick   (one round of 120 games, a 360-game league for the
+#                                        memory: seconds; the test suite runs it so that the
+#                                        script cannot break unnoticed)
+# Environment: BIN, the multiversi binary to measure (default: `cargo build --release`'s).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-games=${1:-1200}
+source bench/common.sh
+games=1200 rounds_of=3 big_bots=8 big_rounds=6
+if [ "${1:-}" = --quick ]; then
+  games=120 rounds_of=1 big_bots=6 big_rounds=1
+elif [ -n "${1:-}" ]; then
+  games=$1
+fi
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
-cargo build --release -q
-mv=$PWD/target/release/multiversi
+mv=$(multiversi_bin)
 echo "machine: $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg)"
 
 # A league of N instant bots, 4 players, one board: C(N,4) deals x 24 seatings x ROUNDS games.
@@ -33,7 +42,7 @@ config() { # file, bots, rounds
 rounds=$(( (games + 119) / 120 ))
 config "$work/t.toml" 5 "$rounds"
 total=$((rounds * 120))
-for round in 1 2 3; do
+for round in $(seq 1 "$rounds_of"); do
   for c in 1 2; do
     rm -rf "$work/out"
     s=$(date +%s.%N)
@@ -41,11 +50,7 @@ for round in 1 2 3; do
     e=$(date +%s.%N)
     n=$(wc -l <"$work/out/games.jsonl")
     [ "$n" -eq "$total" ] || { echo "expected $total games, got $n"; cat "$work/log"; exit 1; }
-    if ! awk 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "faults") f = i }
-        NR > 1 && NF == 0 { exit bad } NR > 1 && $1 ~ /^[0-9]+$/ && $f != 0 { bad = 1 }
-        END { exit bad || !f }' "$work/table"; then
-      echo "unexpected faults:"; cat "$work/table"; exit 1
-    fi
+    no_faults "$work/table" 5
     awk -v s="$s" -v e="$e" -v n="$n" -v c="$c" -v r="$round" \
       'BEGIN { printf "round %d: concurrency %d: %d games in %.2f s, %.1f games/s\n", r, c, n, e - s, n / (e - s) }' |
       tee -a "$work/rates"
@@ -54,13 +59,14 @@ done
 best() { sort -g | tail -1; }
 r1=$(awk '$4 == "1:" { print $(NF - 1) }' "$work/rates" | best)
 r2=$(awk '$4 == "2:" { print $(NF - 1) }' "$work/rates" | best)
-echo "league throughput, instant bots, 8x8, 4 players (best of 3 rounds): concurrency 1 $r1 games/s," \
+echo "league throughput, instant bots, 8x8, 4 players (best of $rounds_of rounds): concurrency 1 $r1 games/s," \
   "concurrency 2 $r2 games/s, ratio $(awk -v a="$r1" -v b="$r2" 'BEGIN { printf "%.2f", b / a }')x (goal 1.8x on 2 cores)"
 
 # 2. Peak RSS of the referee over a 10,000-game league: 8 bots, C(8,4) = 70 deals x 24 = 1680
-# games a round, 6 rounds = 10,080 games. VmHWM is the referee's own high-water mark (its bots and
-# watchdog are other processes), read while it runs: the last reading holds the whole peak.
-config "$work/big.toml" 8 6
+# games a round, 6 rounds = 10,080 games (with --quick, 6 bots and 1 round: 360 games). VmHWM is
+# the referee's own high-water mark (its bots and watchdog are other processes), read while it
+# runs: the last reading holds the whole peak.
+config "$work/big.toml" "$big_bots" "$big_rounds"
 rm -rf "$work/out"
 "$mv" league "$work/big.toml" --out "$work/out" >/dev/null 2>"$work/log" &
 pid=$!
