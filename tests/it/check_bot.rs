@@ -599,3 +599,95 @@ fn a_bot_without_the_echo_passes_with_a_warning_that_says_why() {
     assert_echoes(&report);
     assert_eq!(report["counts"]["warnings"], 0);
 }
+
+/// What the checklist shows as sent is what the bot was sent, byte for byte: in whole games too,
+/// where the referee plays the game (a turn rebuilt from the record showed `"last_move_ms":null`
+/// where the bot had received a number). And a hint that several failures share is given once.
+#[test]
+fn what_the_checklist_shows_as_sent_is_what_the_bot_received() {
+    let dir = temp_dir("check-bot-sent");
+    let received = dir.join("received");
+    // The slow bot behind `tee`, which keeps every line the bot reads.
+    let script = format!(
+        "tee -a {} | exec python3 {} slow 150",
+        shell_word(utf8(&received)),
+        shell_word(&broken_bot())
+    );
+    let out = multiversi("check-bot")
+        .args(&["--move-ms", "100", "--", "sh", "-c", &script])
+        .env_remove("PYTHONUNBUFFERED")
+        .run();
+    out.assert_code(1);
+    let text = out.stdout();
+    let lines: std::collections::HashSet<String> = std::fs::read_to_string(&received)
+        .unwrap()
+        .lines()
+        .map(String::from)
+        .collect();
+    let (mut whole_games, mut in_whole_game) = (0, false);
+    for line in text.lines() {
+        if !line.starts_with(' ') {
+            in_whole_game = line.starts_with("FAIL  whole game");
+        }
+        let Some(sent) = line.strip_prefix("        sent:   ") else {
+            continue;
+        };
+        assert!(
+            lines.contains(sent),
+            "shown as sent, never received: {sent}\n{text}"
+        );
+        let message: Value = serde_json::from_str(sent).unwrap();
+        if in_whole_game {
+            // The turn it was too slow for, from ply 40 on, after moves of its own: their time
+            // was sent with it.
+            assert_eq!(message["type"], "turn", "{sent}");
+            assert!(message["ply"].as_u64() >= Some(40), "{sent}");
+            assert!(message["last_move_ms"].is_number(), "{sent}");
+            whole_games += 1;
+        }
+    }
+    assert!(whole_games > 0, "{text}");
+    let hints: Vec<&str> = text
+        .lines()
+        .filter_map(|l| l.strip_prefix("        hint:   "))
+        .collect();
+    let pointers = hints
+        .iter()
+        .filter(|h| h.starts_with("the same as for"))
+        .count();
+    for hint in hints.iter().filter(|h| !h.starts_with("the same as for")) {
+        assert_eq!(
+            hints.iter().filter(|h| *h == hint).count(),
+            1,
+            "{hint}\n{text}"
+        );
+    }
+    assert!(pointers > 0, "several failures share a hint:\n{text}");
+}
+
+/// After `--`, one word is a program, taken whole: a path with a space is not split in two.
+#[test]
+fn a_program_path_with_a_space_after_dashes_is_taken_whole() {
+    let dir = temp_dir("check-bot-spaced").join("my bots");
+    std::fs::create_dir_all(&dir).unwrap();
+    let bot = dir.join("bot");
+    std::fs::write(
+        &bot,
+        format!(
+            "#!/bin/sh\nexec python3 {} never-ready\n",
+            shell_word(&broken_bot())
+        ),
+    )
+    .unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&bot, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let (out, report) = check(&["--startup-ms", "300"], &[utf8(&bot)]);
+    // It started (and then never said ready): not "cannot be started" (exit 4).
+    out.assert_code(1);
+    assert_eq!(
+        report["command"],
+        serde_json::json!([utf8(&bot)]),
+        "{report}"
+    );
+    assert_eq!(failed(&report)[0], "startup", "{report:#}");
+}

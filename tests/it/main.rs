@@ -7,6 +7,7 @@ mod bots;
 mod check_bot;
 mod cli;
 mod cluster;
+mod docs;
 mod exit_codes;
 mod fault_kinds;
 mod faults;
