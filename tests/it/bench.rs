@@ -56,17 +56,31 @@ fn referee_bench_prints_the_cost_per_move_games_per_second_and_flag_latency() {
 }
 
 #[test]
-fn league_bench_prints_both_concurrencies_and_the_peak_memory() {
-    let run = bench_quick("league").ok();
+fn league_bench_prints_both_concurrencies_with_and_without_records_and_the_peak_memory() {
+    // The binary under test as its own baseline: the before-and-after tables are printed too.
+    let run = bench_quick("league")
+        .env("BASELINE", env!("CARGO_BIN_EXE_multiversi"))
+        .ok();
     let out = run.stdout();
-    assert_eq!(
-        lines_with(&out, ": 120 games in ").len(),
-        2,
-        "{}",
-        run.describe()
-    );
-    run.assert_stdout_has("league throughput, instant bots, 8x8, 4 players (best of 1 rounds)");
-    run.assert_stdout_has("peak RSS of the referee over a 360-game league: ");
+    // Each program: league, match and match --record, at concurrency 1 and 2.
+    let rounds = out.lines().filter(|l| l.starts_with("round 1: ")).count();
+    assert_eq!(rounds, 12, "{}", run.describe());
+    for program in ["new", "baseline"] {
+        for figure in ["league", "match", "match --record"] {
+            let row = format!("| {program} | {figure}, instant bots, 8x8, 4 players | ");
+            assert_eq!(
+                lines_with(&out, &row).len(),
+                1,
+                "{row:?}\n{}",
+                run.describe()
+            );
+        }
+        run.assert_stdout_has(&format!("| {program} | match, instant bots | "));
+        run.assert_stdout_has(&format!(
+            "{program}: peak RSS of the referee over a 360-game league: "
+        ));
+    }
+    run.assert_stdout_has("| match --record | ");
 }
 
 #[test]

@@ -454,7 +454,7 @@ fn shown_output(stdout: &[u8], stderr: &[u8]) -> String {
 
 /// A pipe: its reading end, its writing end. Close-on-exec keeps both out of the children other
 /// tests start meanwhile (a descriptor given to a child as its stdio is dup'ed without the flag).
-fn pipe() -> (OwnedFd, OwnedFd) {
+pub fn pipe() -> (OwnedFd, OwnedFd) {
     let mut fds = [-1; 2];
     // SAFETY: pipe2 writes two descriptors into the array.
     let rc = unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) };
