@@ -176,7 +176,13 @@ fn bots_with_games(out: &Path, run: &str) -> Option<HashSet<String>> {
 /// Writes a file whole or not at all: a temporary file beside it, synced, then renamed.
 pub fn write_atomically(path: &Path, text: &str) -> std::io::Result<()> {
     use std::io::Write;
-    let tmp = path.with_extension(format!("tmp-{}", std::process::id()));
+    // A tag drawn from the clock, not the process id alone: shards on two machines that share
+    // the directory may have the same process id and write the same file at once.
+    let tmp = path.with_extension(format!(
+        "tmp-{}-{:016x}",
+        std::process::id(),
+        crate::rng::Rng::fresh_seed()
+    ));
     let mut file = std::fs::File::create(&tmp)?;
     file.write_all(text.as_bytes())?;
     file.sync_all()?;
