@@ -9,6 +9,10 @@
 #      built-in bots (greedy, random, two of each; 3 and 4 players, 4-move random openings, every
 #      deal in all seatings, 1,920 games, a few minutes) and the variance of a twin pair against
 #      that of a single game, per pair of bots, from its records;
+#   4. with TESTS=N, N whole `multiversi sprt` runs of two copies of the built-in random (elo0 0,
+#      elo1 30, seeds 1 to N; the field greedy and random): how often each verdict comes, and the
+#      games it takes; with POSITIVE=1, one run of `best` against `best` thinking at most 10 ms a
+#      move (100 ms per move for both), which must accept H1;
 #   3. with ENGINES=N, the same for N twin pairs of the search engines (mcts against brs+, a third
 #      seat from greedy, random and brs, 20 ms per move) played in-process, so that a loaded
 #      machine weakens them instead of timing them out (about 1 s a pair).
@@ -16,6 +20,7 @@
 #   bash bench/sprt.sh            # 1000 tests per row, elo0 0, elo1 10 (a few minutes)
 #   bash bench/sprt.sh --quick    # 100 tests per row, elo1 40: seconds
 #   REAL=1 ENGINES=200 bash bench/sprt.sh
+#   TESTS=100 POSITIVE=1 bash bench/sprt.sh --quick
 #   THREADS=2 bash bench/sprt.sh  # the same figures, sooner
 #   BIN=PATH SPRT=PATH bash bench/sprt.sh  # a given multiversi binary and build of
 #                                 # examples/sprt.rs instead of `cargo build --release`'s (the test
@@ -72,4 +77,44 @@ if [ -n "${ENGINES:-}" ]; then
   echo
   echo "in-process engine games: twin pairs from random 4-move openings"
   "$sprt" engines --pairs "$ENGINES" --move-ms 20 --players 3 --seed 5 mcts brs+ greedy random brs 2>/dev/null
+fi
+
+if [ -n "${TESTS:-}" ] || [ -n "${POSITIVE:-}" ]; then
+  source bench/common.sh
+  mv=$(multiversi_bin)
+  tests=$(mktemp -d)
+  trap 'rm -rf "$tests"' EXIT
+  # The top-level "games" of sprt.json (two spaces in: the fields' own "games" are deeper).
+  games_of() { grep -m1 '^  "games"' "$1/sprt.json" | tr -dc 0-9; }
+fi
+
+if [ -n "${TESTS:-}" ]; then
+  echo
+  echo "real tests: $TESTS runs of multiversi sprt, random against a second random (elo0 0, elo1 30)"
+  h1=0 h0=0 undecided=0 total=0
+  for seed in $(seq 1 "$TESTS"); do
+    code=0
+    "$mv" sprt builtin:random builtin:random --elo1 30 --seed "$seed" --move-ms 2000 \
+      --out "$tests/null-$seed" >/dev/null 2>&1 || code=$?
+    case $code in
+      0) h1=$((h1 + 1)) ;;
+      10) h0=$((h0 + 1)) ;;
+      11) undecided=$((undecided + 1)) ;;
+      *) echo "run $seed failed with exit $code"; exit 1 ;;
+    esac
+    total=$((total + $(games_of "$tests/null-$seed")))
+    rm -rf "$tests/null-$seed"
+  done
+  echo "H1 accepted (false positives): $h1 of $TESTS; H0 accepted: $h0; undecided: $undecided; mean games $((total / TESTS))"
+fi
+
+if [ -n "${POSITIVE:-}" ]; then
+  echo
+  echo "real test: best against best thinking at most 10 ms a move, 100 ms per move (elo0 0, elo1 20)"
+  code=0
+  "$mv" sprt builtin:best "'$mv' bot best --think-ms 10" --name 2=best-10ms --elo1 20 --seed 1 \
+    --move-ms 100 --out "$tests/positive" >"$tests/positive.out" 2>"$tests/positive.err" || code=$?
+  tail -n 7 "$tests/positive.out"
+  echo "exit $code after $(games_of "$tests/positive") games"
+  [ "$code" = 0 ] || { echo "the handicapped copy was not found weaker"; cat "$tests/positive.err"; exit 1; }
 fi

@@ -56,11 +56,15 @@ pub struct BotArgs {
     /// Seed for the bot's random choices (default: drawn from the clock).
     #[arg(long)]
     pub seed: Option<u64>,
+    /// Think at most this long per move, whatever the referee allows: a handicapped copy of
+    /// the bot (a search engine with less time), for testing with `multiversi sprt`.
+    #[arg(long, value_name = "MS")]
+    pub think_ms: Option<u64>,
 }
 
 fn run_bot(args: &BotArgs) -> Result<()> {
     let seed = args.seed.unwrap_or_else(crate::rng::Rng::fresh_seed);
-    crate::bots::serve::serve(&args.name, seed).map_err(|e| fail(exit::BAD_INPUT, e))
+    crate::bots::serve::serve(&args.name, seed, args.think_ms).map_err(|e| fail(exit::BAD_INPUT, e))
 }
 
 #[derive(Args, Debug)]

@@ -15,7 +15,8 @@ const TIME_SHARE: f64 = 0.8;
 
 /// Runs the protocol loop until stdin ends. Errors (a message that cannot be understood) are
 /// reported to the caller, who prints them on stderr: the referee keeps stderr in its log.
-pub fn serve(name: &str, seed: u64) -> Result<(), String> {
+/// `think_ms` caps the time it takes per move, below what the referee allows (a handicap).
+pub fn serve(name: &str, seed: u64, think_ms: Option<u64>) -> Result<(), String> {
     let mut bot = engine(name, seed).ok_or_else(|| format!("no built-in bot named '{name}'"))?;
     let stdin = io::stdin();
     let mut out = io::stdout().lock();
@@ -41,6 +42,12 @@ pub fn serve(name: &str, seed: u64) -> Result<(), String> {
                 game: id,
                 ..
             } => {
+                // Every game starts from the seed again, so that a built-in bot answers the same
+                // position the same way in every game: in a sequential test's twin pair the
+                // field then plays the twin as it played the first game, as far as it sees the
+                // same positions.
+                bot =
+                    engine(name, seed).ok_or_else(|| format!("no built-in bot named '{name}'"))?;
                 bot.new_game(&rules, seat);
                 latency.new_game();
                 latency.probe();
@@ -71,6 +78,7 @@ pub fn serve(name: &str, seed: u64) -> Result<(), String> {
                 }
                 let clock = clocks_ms.get(seat).copied().flatten();
                 let ms = move_budget_ms(time_ms, clock, &position);
+                let ms = think_ms.map_or(ms, |cap| ms.min(cap));
                 let budget = Duration::from_secs_f64(ms as f64 * TIME_SHARE / 1000.0);
                 // What this bot has seen of its own lateness comes off the deadline first.
                 let deadline = received + budget.saturating_sub(latency.margin());

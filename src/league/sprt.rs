@@ -286,6 +286,9 @@ struct PairClaims {
     units: Vec<u64>,
     /// The claim files this shard holds locked, by deal.
     held: std::sync::Mutex<Vec<(usize, std::fs::File)>>,
+    /// Deals passed because another shard held them: taken over if that shard stops.
+    passed: std::sync::Mutex<Vec<usize>>,
+    last_retry: std::sync::Mutex<Instant>,
 }
 
 impl PairClaims {
@@ -304,6 +307,8 @@ impl PairClaims {
             me,
             units,
             held: std::sync::Mutex::new(Vec::new()),
+            passed: std::sync::Mutex::new(Vec::new()),
+            last_retry: std::sync::Mutex::new(Instant::now()),
         })
     }
 
@@ -336,7 +341,7 @@ impl PairClaims {
             .write(true)
             .create_new(true)
             .open(&path);
-        let (mut file, fresh) = match created {
+        let (file, fresh) = match created {
             Ok(file) => (file, true),
             Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => (
                 std::fs::File::options()
@@ -348,16 +353,34 @@ impl PairClaims {
             Err(e) => return Err(e),
         };
         if !Self::lock(&file) {
+            if let Ok(mut passed) = self.passed.lock() {
+                passed.push(deal);
+            }
             return Ok(Claim::Pass);
         }
+        match self.hold(deal, file, fresh)? {
+            Some(recorded) => Ok(Claim::Play { recorded }),
+            None => Ok(Claim::Pass),
+        }
+    }
+
+    /// Keeps a claim file this shard has locked, unless its pair is done: then None. A claim
+    /// that is not fresh is taken over from a shard that stopped in the middle, and what it
+    /// recorded stays: the indices of those games are returned, to be left out.
+    fn hold(
+        &self,
+        deal: usize,
+        mut file: std::fs::File,
+        fresh: bool,
+    ) -> std::io::Result<Option<Vec<u64>>> {
+        let unit = self.units[deal];
         let mut recorded = Vec::new();
         if !fresh {
             let mut text = String::new();
             file.read_to_string(&mut text)?;
             if text.starts_with("done") {
-                return Ok(Claim::Pass);
+                return Ok(None);
             }
-            // Taken over from a shard that stopped in the middle: what it recorded stays.
             let mut finished = Recorded::default();
             for f in league::record_files(&self.out).map_err(std::io::Error::other)? {
                 records::finished(&f, &self.run, &mut finished)?;
@@ -371,7 +394,42 @@ impl PairClaims {
         if let Ok(mut held) = self.held.lock() {
             held.push((deal, file));
         }
-        Ok(Claim::Play { recorded })
+        Ok(Some(recorded))
+    }
+
+    /// A passed deal whose claim is no longer locked: its shard stopped. Looked for at most
+    /// once a second.
+    fn retry_units(&self) -> std::io::Result<Option<(usize, Vec<u64>)>> {
+        {
+            let Ok(mut last) = self.last_retry.lock() else {
+                return Ok(None);
+            };
+            if last.elapsed() < Duration::from_secs(1) {
+                return Ok(None);
+            }
+            *last = Instant::now();
+        }
+        let candidates: Vec<usize> = match self.passed.lock() {
+            Ok(passed) => passed.clone(),
+            Err(_) => return Ok(None),
+        };
+        for deal in candidates {
+            let path = self.dir.join(format!("u{:05}", self.units[deal]));
+            let file = std::fs::File::options()
+                .read(true)
+                .write(true)
+                .open(&path)?;
+            if !Self::lock(&file) {
+                continue;
+            }
+            if let Ok(mut passed) = self.passed.lock() {
+                passed.retain(|&d| d != deal);
+            }
+            if let Some(recorded) = self.hold(deal, file, false)? {
+                return Ok(Some((deal, recorded)));
+            }
+        }
+        Ok(None)
     }
 }
 
@@ -390,6 +448,17 @@ impl crate::run::Claims for PairClaims {
                 crate::run::Claim::Pass
             }
         }
+    }
+
+    fn retry(&self) -> Option<(usize, Vec<u64>)> {
+        self.retry_units().unwrap_or_else(|e| {
+            crate::stderr_line!(
+                "{}multiversi: warning: cannot look for pairs left by a stopped shard in {}: {e}",
+                crate::reporters::progress::clear_progress(),
+                self.dir.display()
+            );
+            None
+        })
     }
 
     fn release(&self, deal: usize, complete: bool) {
@@ -665,15 +734,17 @@ pub fn run(
         // A test without one of its bots answers nothing: stop, and say which.
         silent: SilentBots::Stop,
         left_out: LeftOut::default(),
-        claims: match place.shard {
-            Some((i, n)) => Some(Box::new(PairClaims::new(
-                out,
-                &config.name,
-                format!("{i}/{n}"),
-                units,
-            )?)),
-            None => None,
-        },
+        // Claims also without --shard: a whole run started beside running shards takes
+        // only the pairs they have not taken.
+        claims: Some(Box::new(PairClaims::new(
+            out,
+            &config.name,
+            match place.shard {
+                Some((i, n)) => format!("{i}/{n}"),
+                None => "whole".into(),
+            },
+            units,
+        )?)),
     };
     let mut watch = Watch {
         state,

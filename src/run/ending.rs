@@ -66,10 +66,14 @@ pub fn conclude(run: &Run, finished: &Summary, what: &str) -> Result<()> {
                      answer ("
                 ),
             };
-            let stopped = format!(
-                "stopped: {silent_names} never answered start{recorded}--keep-going plays on and \
-                 records such games)"
-            );
+            // Only a match can play on without a bot; a sequential test needs both of its own.
+            let play_on = if what == "match" {
+                "--keep-going plays on and records such games)"
+            } else {
+                "fix it and run again)"
+            };
+            let stopped =
+                format!("stopped: {silent_names} never answered start{recorded}{play_on}");
             match finished.silent.first().filter(|_| one_message) {
                 Some(silent) => {
                     let why = never_answered(&run.bots[silent.bot], &silent.fault);

@@ -62,6 +62,11 @@ pub trait Claims: Send + Sync {
     fn take(&self, deal: usize) -> Claim;
     /// The deal's games are all recorded (`complete`), or the worker stopped before.
     fn release(&self, deal: usize, complete: bool);
+    /// A deal passed earlier whose taker has since stopped without finishing it, now taken by
+    /// this run, with the indices of its games already recorded; asked before every new deal.
+    fn retry(&self) -> Option<(usize, Vec<u64>)> {
+        None
+    }
 }
 
 /// What `Claims::take` says.

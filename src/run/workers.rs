@@ -364,17 +364,39 @@ fn worker(shared: &Shared, tx: mpsc::Sender<Message>, commit: Option<mpsc::Sende
     };
     // Bots kept from the previous deal, by their place in the run's list.
     let mut kept: Vec<(usize, Connection)> = Vec::new();
-    while let Some(d) = shared.next_deal() {
+    loop {
+        // A deal shared with other runs that its taker left unfinished (it was killed) comes
+        // first: every later pair of a sequential test waits for it.
+        let retried = if shared.halted() {
+            None
+        } else {
+            run.claims.as_ref().and_then(|c| c.retry())
+        };
+        let (d, retried) = match retried {
+            Some((d, recorded)) => (d, Some(recorded)),
+            None => match shared.next_deal() {
+                Some(d) => (d, None),
+                None => break,
+            },
+        };
         let deal = &run.deals[d];
         if shared.halted() {
             skipped(deal.games.len());
+            if retried.is_some() {
+                if let Some(claims) = &run.claims {
+                    claims.release(d, false);
+                }
+            }
             continue;
         }
         // A deal shared with other runs is played by the first run to take it.
-        let recorded = match run.claims.as_ref().map(|c| c.take(d)) {
-            Some(super::plan::Claim::Pass) => continue,
-            Some(super::plan::Claim::Play { recorded }) => recorded,
-            None => Vec::new(),
+        let recorded = match (retried, run.claims.as_ref()) {
+            (Some(recorded), _) => recorded,
+            (None, Some(claims)) => match claims.take(d) {
+                super::plan::Claim::Pass => continue,
+                super::plan::Claim::Play { recorded } => recorded,
+            },
+            (None, None) => Vec::new(),
         };
         let games: Vec<&super::plan::GamePlan> = deal
             .games

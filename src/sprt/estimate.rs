@@ -23,12 +23,15 @@ pub struct EloEstimate {
 /// error √(variance/n) times the slope of the Elo curve at the mean,
 /// d elo/d s = 400 / (ln 10 · s(1 − s)).
 ///
-/// None for fewer than two units, and for a mean of 0 or 1, where the difference is infinite.
+/// None for fewer than two units, for a mean of 0 or 1, where the difference is infinite, and
+/// while every unit has scored the same (no variance yet: an interval of width 0 would claim a
+/// certainty that two equal pairs do not give).
 pub fn elo_estimate(mean: f64, variance: f64, n: u64) -> Option<EloEstimate> {
-    if n < 2 || !(mean > 0.0 && mean < 1.0) {
+    if n < 2 || !(mean > 0.0 && mean < 1.0) || variance <= 0.0 {
         return None;
     }
-    let elo = elo_of_score(mean);
+    // + 0.0 turns a −0 (a mean of exactly ½) into 0.
+    let elo = elo_of_score(mean) + 0.0;
     let slope = 400.0 / (LN_10 * mean * (1.0 - mean));
     let half = Z_95 * (variance / n as f64).sqrt() * slope;
     Some(EloEstimate {
@@ -122,6 +125,9 @@ mod tests {
         assert_eq!(elo_estimate(0.6, 0.04, 1), None);
         assert_eq!(elo_estimate(1.0, 0.0, 10), None);
         assert_eq!(elo_estimate(0.0, 0.0, 10), None);
+        assert_eq!(elo_estimate(0.5, 0.0, 10), None, "no variance, no interval");
+        let even = elo_estimate(0.5, 0.1, 10).unwrap();
+        assert!(even.elo == 0.0 && even.elo.is_sign_positive(), "not -0");
         assert_eq!(likelihood_of_superiority(0.6, 0.04, 1), None);
     }
 

@@ -201,3 +201,33 @@ fn match_without_bots_puts_the_strongest_engine_in() {
         }
     }
 }
+
+/// `multiversi bot best --think-ms 5` is a handicapped copy: at 1.5 s per move it answers in a
+/// few milliseconds, where the uncapped engine uses most of the second (the threshold sits far
+/// between the two, so that a loaded machine cannot move a move across it).
+#[test]
+fn a_bot_with_think_ms_takes_no_more_than_it_is_given() {
+    let dir = crate::support::temp_dir("bots_think_ms");
+    let record = dir.join("games.jsonl");
+    let bin = env!("CARGO_BIN_EXE_multiversi");
+    let capped = crate::support::bot_cmd(&[bin, "bot", "best", "--think-ms", "5"]);
+    crate::support::multiversi("match")
+        .args(&[&capped, "builtin:best", "builtin:random"])
+        .args(&["--move-ms", "1500", "--name", "1=capped"])
+        .record(&record)
+        .ok();
+    let game = &crate::support::read_records(&record)[0];
+    let mean = |name: &str| {
+        let seat = game.seats.iter().find(|s| s.name == name).unwrap().seat;
+        let ms: Vec<f64> = game
+            .moves
+            .iter()
+            .filter(|m| m.seat == seat)
+            .map(|m| m.ms)
+            .collect();
+        ms.iter().sum::<f64>() / ms.len() as f64
+    };
+    let (capped, full) = (mean("capped"), mean("best"));
+    assert!(capped < 300.0, "the capped copy took {capped:.0} ms a move");
+    assert!(full > 600.0, "the uncapped engine took {full:.0} ms a move");
+}

@@ -441,3 +441,51 @@ fn a_league_config_with_format_sprt_runs_the_test() {
         .assert_code(2)
         .assert_stderr_has("[sprt]");
 }
+
+/// A shard killed in the middle of a pair while another shard plays on: the other takes the
+/// pair over (its claim is no longer locked), so the complete prefix the test counts is not
+/// held up; every pair up to the cap is counted, none played twice.
+#[test]
+fn a_pair_left_by_a_killed_shard_is_taken_over_by_a_running_one() {
+    let dir = temp_dir("sprt_takeover");
+    let args = [
+        "builtin:greedy",
+        "builtin:greedy",
+        "--seed",
+        "3",
+        "--max-games",
+        "300",
+        "--concurrency",
+        "1",
+    ];
+    let mut one = sprt(&dir, &args).args(&["--shard", "1/2"]).spawn();
+    let two = sprt(&dir, &args).args(&["--shard", "2/2"]).spawn();
+    let first = dir.join("games-1-of-2.jsonl");
+    let deadline = std::time::Instant::now() + Duration::from_secs(60);
+    while std::fs::read_to_string(&first).map_or(0, |t| t.lines().count()) < 5 {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "shard 1 recorded nothing"
+        );
+        std::thread::sleep(Duration::from_millis(2));
+    }
+    one.signal(libc::SIGKILL);
+    one.wait();
+    two.finish().assert_code(11);
+    let records = records_by_index(&dir);
+    assert_eq!(records.len(), 300, "every game of the cap played once");
+    let status = multiversi("sprt")
+        .arg("--status")
+        .arg(&dir)
+        .arg("--json")
+        .run();
+    let json: serde_json::Value = serde_json::from_str(&status.stdout()).unwrap();
+    assert_eq!(
+        (
+            json["verdict"].as_str(),
+            json["units"].as_u64(),
+            json["waiting_games"].as_u64()
+        ),
+        (Some("undecided"), Some(150), Some(0))
+    );
+}
