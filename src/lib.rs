@@ -3,6 +3,7 @@
 pub mod bots;
 pub mod checkbot;
 pub mod cli;
+pub mod connect;
 pub mod connection;
 pub mod exit;
 pub mod explain;
@@ -17,6 +18,7 @@ pub mod procfs;
 pub mod protocol;
 pub mod record;
 pub mod referee;
+pub mod remote;
 pub mod replay;
 pub mod reporters;
 pub mod rng;
