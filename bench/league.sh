@@ -1,75 +1,147 @@
 #!/usr/bin/env bash
-# The league's figures, from one run:
+# The runner's figures, from one run:
 #   1. league throughput with instant bots (the hidden `bench-bot`) on 8x8, 4 players: games per
-#      second at concurrency 1 and 2 and their ratio (goal: at least 1.8x on 2 cores), measured in
-#      alternating rounds so that both see the same machine load;
-#   2. the referee's peak RSS during a 10,000-game league (goal: at most 16 MB): records stream to
+#      second at concurrency 1 and 2 and their ratio (goal: at least 1.9x on 2 idle cores; every
+#      league records its games);
+#   2. the same for `match` with four instant bots, with and without `--record`: the ratio of
+#      concurrency 2 to 1 with records (goal 1.9x), and what recording costs per game (goal: at
+#      most 5 % more than without);
+#   3. the referee's peak RSS during a 10,000-game league (goal: at most 8 MB): records stream to
 #      disk, and the runner keeps per-bot tallies, not games.
+# Every figure is measured in alternating rounds, so that all see the same machine load; the best
+# round counts.
 # Usage: bash bench/league.sh [GAMES]   (games per throughput round, default 1200)
+#        bash bench/league.sh --quick   (one round of 120 games, a 360-game league for the
+#                                        memory: seconds; the test suite runs it so that the
+#                                        script cannot break unnoticed)
+# Environment: BIN, the multiversi binary to measure (default: `cargo build --release`'s);
+#              BASELINE, another multiversi binary (say, a build of an older commit) measured
+#              alongside in the same rounds, for before/after ratios in one run.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-games=${1:-1200}
-work=$(mktemp -d)
+source bench/common.sh
+games=1200 rounds_of=3 big_bots=8 big_rounds=6
+if [ "${1:-}" = --quick ]; then
+  games=120 rounds_of=1 big_bots=6 big_rounds=1
+elif [ -n "${1:-}" ]; then
+  games=$1
+fi
+# Records go under target/, on the disk where a user's records would be (a tmpfs /tmp would
+# make every sync free).
+mkdir -p target
+work=$(mktemp -d "$PWD/target/bench-league.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 
-cargo build --release -q
-mv=$PWD/target/release/multiversi
-echo "machine: $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg)"
+declare -A bin
+bin[new]=$(multiversi_bin)
+programs=(new)
+if [ -n "${BASELINE:-}" ]; then
+  cp "$BASELINE" "$work/baseline"
+  bin[baseline]=$work/baseline
+  programs+=(baseline)
+fi
+echo "machine: $(grep -m1 'model name' /proc/cpuinfo 2>/dev/null | cut -d: -f2- | sed 's/^ *//')," \
+  "$(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg)"
 
 # A league of N instant bots, 4 players, one board: C(N,4) deals x 24 seatings x ROUNDS games.
-config() { # file, bots, rounds
+config() { # file, binary, bots, rounds
   {
     echo "name = \"bench\""
     echo "seed = 1"
     echo "players = 4"
-    echo "rounds = $3"
-    for i in $(seq 1 "$2"); do
-      printf '[[bot]]\nname = "b%d"\ncommand = "%s bench-bot"\n' "$i" "$mv"
+    echo "rounds = $4"
+    for i in $(seq 1 "$3"); do
+      printf '[[bot]]\nname = "b%d"\ncommand = "%s bench-bot"\n' "$i" "$2"
     done
   } >"$1"
 }
 
-# 1. Throughput. 5 bots make 5 deals of 24 games a round.
-rounds=$(( (games + 119) / 120 ))
-config "$work/t.toml" 5 "$rounds"
-total=$((rounds * 120))
-for round in 1 2 3; do
+# Runs one measured command; appends "PROGRAM KIND CONCURRENCY GAMES/S" to $work/rates.
+measure() { # program kind concurrency expected-games command...
+  local p=$1 kind=$2 c=$3 expected=$4 s e n
+  shift 4
+  rm -rf "$work/out" "$work/m.jsonl"
+  s=$(date +%s.%N)
+  "$@" >"$work/table" 2>"$work/log"
+  e=$(date +%s.%N)
+  if [ -f "$work/out/games.jsonl" ]; then n=$(wc -l <"$work/out/games.jsonl");
+  elif [ -f "$work/m.jsonl" ]; then n=$(wc -l <"$work/m.jsonl"); else n=$expected; fi
+  [ "$n" -eq "$expected" ] || { echo "expected $expected games, got $n"; cat "$work/log"; exit 1; }
+  case $kind in league) no_faults "$work/table" 5 ;; *) no_faults "$work/table" 4 ;; esac
+  awk -v s="$s" -v e="$e" -v n="$n" -v c="$c" -v r="$round" -v p="$p" -v k="$kind" 'BEGIN {
+    printf "round %d: %s, %s, concurrency %d: %d games in %.2f s, %.1f games/s\n", r, p, k, c, n, e - s, n / (e - s) }'
+  awk -v s="$s" -v e="$e" -v n="$n" -v c="$c" -v p="$p" -v k="$kind" 'BEGIN {
+    printf "%s %s %d %.1f\n", p, k, c, n / (e - s) }' >>"$work/rates"
+}
+
+# 1 and 2. Throughput. 5 bots make 5 deals of 24 games a league round.
+league_rounds=$(( (games + 119) / 120 ))
+league_games=$((league_rounds * 120))
+for p in "${programs[@]}"; do config "$work/$p.toml" "${bin[$p]}" 5 "$league_rounds"; done
+for round in $(seq 1 "$rounds_of"); do
   for c in 1 2; do
-    rm -rf "$work/out"
-    s=$(date +%s.%N)
-    "$mv" league "$work/t.toml" --out "$work/out" --concurrency "$c" >"$work/table" 2>"$work/log"
-    e=$(date +%s.%N)
-    n=$(wc -l <"$work/out/games.jsonl")
-    [ "$n" -eq "$total" ] || { echo "expected $total games, got $n"; cat "$work/log"; exit 1; }
-    if ! awk 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "faults") f = i }
-        NR > 1 && NF == 0 { exit bad } NR > 1 && $1 ~ /^[0-9]+$/ && $f != 0 { bad = 1 }
-        END { exit bad || !f }' "$work/table"; then
-      echo "unexpected faults:"; cat "$work/table"; exit 1
-    fi
-    awk -v s="$s" -v e="$e" -v n="$n" -v c="$c" -v r="$round" \
-      'BEGIN { printf "round %d: concurrency %d: %d games in %.2f s, %.1f games/s\n", r, c, n, e - s, n / (e - s) }' |
-      tee -a "$work/rates"
+    for p in "${programs[@]}"; do
+      mv=${bin[$p]} bot="${bin[$p]} bench-bot"
+      measure "$p" league "$c" "$league_games" \
+        "$mv" league "$work/$p.toml" --out "$work/out" --concurrency "$c"
+      measure "$p" "match" "$c" "$games" \
+        "$mv" match "$bot" "$bot" "$bot" "$bot" --games "$games" --seed 1 --concurrency "$c"
+      measure "$p" "match --record" "$c" "$games" \
+        "$mv" match "$bot" "$bot" "$bot" "$bot" --games "$games" --seed 1 --concurrency "$c" \
+        --record "$work/m.jsonl"
+    done
   done
 done
-best() { sort -g | tail -1; }
-r1=$(awk '$4 == "1:" { print $(NF - 1) }' "$work/rates" | best)
-r2=$(awk '$4 == "2:" { print $(NF - 1) }' "$work/rates" | best)
-echo "league throughput, instant bots, 8x8, 4 players (best of 3 rounds): concurrency 1 $r1 games/s," \
-  "concurrency 2 $r2 games/s, ratio $(awk -v a="$r1" -v b="$r2" 'BEGIN { printf "%.2f", b / a }')x (goal 1.8x on 2 cores)"
-
-# 2. Peak RSS of the referee over a 10,000-game league: 8 bots, C(8,4) = 70 deals x 24 = 1680
-# games a round, 6 rounds = 10,080 games. VmHWM is the referee's own high-water mark (its bots and
-# watchdog are other processes), read while it runs: the last reading holds the whole peak.
-config "$work/big.toml" 8 6
-rm -rf "$work/out"
-"$mv" league "$work/big.toml" --out "$work/out" >/dev/null 2>"$work/log" &
-pid=$!
-kb=0
-while kill -0 "$pid" 2>/dev/null; do
-  v=$(awk '/VmHWM/ { print $2 }' "/proc/$pid/status" 2>/dev/null || true)
-  if [ -n "$v" ] && [ "$v" -gt "$kb" ]; then kb=$v; fi
-  sleep 0.1
+best() { # program kind concurrency
+  awk -v p="$1" -v k="$2" -v c="$3" '{ kind = $2; for (i = 3; i < NF - 1; i++) kind = kind " " $i }
+    $1 == p && kind == k && $(NF - 1) == c && $NF > b { b = $NF } END { print b }' "$work/rates"
+}
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
+echo
+echo "| program | figure | concurrency 1, games/s | concurrency 2, games/s | 2 against 1 | goal |"
+echo "|---|---|---:|---:|---:|---:|"
+for p in "${programs[@]}"; do
+  for kind in league "match" "match --record"; do
+    a=$(best "$p" "$kind" 1) b=$(best "$p" "$kind" 2)
+    case $kind in match) goal= ;; *) goal=1.9 ;; esac
+    echo "| $p | $kind, instant bots, 8x8, 4 players | $a | $b | $(ratio "$b" "$a")x | $goal |"
+  done
 done
-wait "$pid"
-n=$(wc -l <"$work/out/games.jsonl")
-echo "peak RSS of the referee over a $n-game league: $(awk -v k="$kb" 'BEGIN { printf "%.1f", k / 1024 }') MB (goal 16 MB)"
+echo
+echo "| program | what --record costs per game: time with against without | concurrency 1 | concurrency 2 | goal |"
+echo "|---|---|---:|---:|---:|"
+for p in "${programs[@]}"; do
+  echo "| $p | match, instant bots | $(ratio "$(best "$p" "match" 1)" "$(best "$p" "match --record" 1)")x" \
+    "| $(ratio "$(best "$p" "match" 2)" "$(best "$p" "match --record" 2)")x | 1.05x |"
+done
+if [ -n "${BASELINE:-}" ]; then
+  echo
+  echo "| figure | new against baseline, concurrency 1 | concurrency 2 |"
+  echo "|---|---:|---:|"
+  for kind in league "match" "match --record"; do
+    echo "| $kind | $(ratio "$(best new "$kind" 1)" "$(best baseline "$kind" 1)")x" \
+      "| $(ratio "$(best new "$kind" 2)" "$(best baseline "$kind" 2)")x |"
+  done
+fi
+echo "(best of $rounds_of rounds; load average after: $(cut -d' ' -f1-3 /proc/loadavg))"
+
+# 3. Peak RSS of the referee over a 10,000-game league: 8 bots, C(8,4) = 70 deals x 24 = 1680
+# games a round, 6 rounds = 10,080 games (with --quick, 6 bots and 1 round: 360 games). VmHWM is
+# the referee's own high-water mark (its bots and watchdog are other processes), read while it
+# runs: the last reading holds the whole peak.
+echo
+for p in "${programs[@]}"; do
+  config "$work/big.toml" "${bin[$p]}" "$big_bots" "$big_rounds"
+  rm -rf "$work/out"
+  "${bin[$p]}" league "$work/big.toml" --out "$work/out" >/dev/null 2>"$work/log" &
+  pid=$!
+  kb=0
+  while kill -0 "$pid" 2>/dev/null; do
+    v=$(awk '/VmHWM/ { print $2 }' "/proc/$pid/status" 2>/dev/null || true)
+    if [ -n "$v" ] && [ "$v" -gt "$kb" ]; then kb=$v; fi
+    sleep 0.1
+  done
+  wait "$pid"
+  n=$(wc -l <"$work/out/games.jsonl")
+  echo "$p: peak RSS of the referee over a $n-game league: $(awk -v k="$kb" 'BEGIN { printf "%.1f", k / 1024 }') MB (goal 8 MB)"
+done

@@ -1,19 +1,28 @@
 #!/usr/bin/env bash
 # The referee's figures, all from one run:
 #   1. the referee's cost per move with an instant bot, against the pipe round trip of the anchor
-#      ../shared/anchors/pingpong.c (bar: at most 3x; goal: 1.5x);
+#      bench/anchors/pingpong.c (bar: at most 3x; goal: 1.5x);
 #   2. games per second for four built-in random bots on 8x8, kept alive and restarted per game;
 #   3. how long after a deadline a hung bot is flagged (p50 and p99 over 50 trials; bar 20 ms).
 # Usage: bash bench/referee.sh [GAMES]   (GAMES per round of figure 1, default 600)
+#        bash bench/referee.sh --quick   (every figure from a few games: seconds; the test suite
+#                                         runs it so that the script cannot break unnoticed)
+# Environment: BIN, the multiversi binary to measure (default: `cargo build --release`'s);
+#              PINGPONG, the anchor's source (default: bench/anchors/pingpong.c).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-games=${1:-600}
-anchor=${PINGPONG:-../shared/anchors/pingpong.c}
+source bench/common.sh
+rounds=9 games=600 alive=1000 restarted=200 trials=50
+if [ "${1:-}" = --quick ]; then
+  rounds=2 games=10 alive=20 restarted=4 trials=3
+elif [ -n "${1:-}" ]; then
+  games=$1
+fi
+anchor=${PINGPONG:-bench/anchors/pingpong.c}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
-cargo build --release -q
-mv=target/release/multiversi
+mv=$(multiversi_bin)
 echo "machine: $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg)"
 
 # 1. Per-move cost. The anchor exchanges 400-byte requests and 16-byte replies; an 8x8 turn
@@ -25,17 +34,15 @@ gcc -O2 -o "$work/pingpong" "$anchor"
 bot="$mv bench-bot"
 moves=$((games * 60))
 # The machine is shared and its load moves within seconds: the anchor and the referee run in
-# alternation, in 9 short rounds; reported are the median of the rounds' ratios and the ratio of
-# the best (least disturbed) times of each.
-for round in $(seq 1 9); do
-  pp=$("$work/pingpong" 30000 400)
+# alternation, in 9 short rounds (2 with --quick); reported are the median of the rounds' ratios
+# and the ratio of the best (least disturbed) times of each.
+for round in $(seq 1 "$rounds"); do
+  pp=$("$work/pingpong" $((games * 50)) 400)
   pp_us=$(echo "$pp" | sed -E 's/.* = ([0-9.]+) us each.*/\1/')
   start=$(date +%s.%N)
   "$mv" match "$bot" "$bot" "$bot" "$bot" --games "$games" --seed 1 --concurrency 1 >"$work/table1"
   end=$(date +%s.%N)
-  if ! awk 'NR > 1 && $7 != 0 { bad = 1 } END { exit bad }' "$work/table1"; then
-    echo "unexpected faults:"; cat "$work/table1"; exit 1
-  fi
+  no_faults "$work/table1" 4
   awk -v s="$start" -v e="$end" -v m="$moves" -v pp="$pp_us" -v r="$round" 'BEGIN {
     us = (e - s) * 1e6 / m
     printf "round %d: anchor %.2f us per round trip; referee %.2f us per move (%d moves); ratio %.2f\n", r, pp, us, m, us / pp
@@ -60,21 +67,22 @@ rate() { # label, games, extra options
   e=$(date +%s.%N)
   awk -v s="$s" -v e="$e" -v n="$n" -v l="$label" 'BEGIN { printf "%s: %d games in %.3f s = %.1f games/s\n", l, n, e - s, n / (e - s) }'
 }
-rate "random x4, 8x8, bots kept alive" 1000
-rate "random x4, 8x8, bots restarted per game" 200 --restart
+rate "random x4, 8x8, bots kept alive" "$alive"
+rate "random x4, 8x8, bots restarted per game" "$restarted" --restart
 
 # 3. Flag latency: a bot that says ready and then never answers, in one seat of each game
-# (it is disqualified and restarted for the next game); 50 games with a 100 ms move limit. The
+# (it is disqualified and restarted for the next game); 50 games (trials) with a 100 ms move limit. The
 # fault event's `ms` runs from the turn message to the fault being noticed.
 hung="sh -c 'read line; echo {\\\"type\\\":\\\"ready\\\"}; exec sleep 600'"
-"$mv" match "$hung" builtin:random builtin:random builtin:random --games 50 --move-ms 100 --concurrency 1 \
-  --seed 3 --events 2>/dev/null | grep '"type":"fault"' >"$work/faults" || true
-python3 - "$work/faults" <<'PY'
+"$mv" match "$hung" builtin:random builtin:random builtin:random --games "$trials" --move-ms 100 \
+  --concurrency 1 --seed 3 --events 2>/dev/null | grep '"type":"fault"' >"$work/faults" || true
+python3 - "$work/faults" "$trials" <<'PY'
 import json, sys
+trials = int(sys.argv[2])
 late = sorted(json.loads(l)["ms"] - 100 for l in open(sys.argv[1]))
-assert len(late) == 50, f"{len(late)} faults, expected 50"
+assert len(late) == trials, f"{len(late)} faults, expected {trials}"
 def pct(p):
     return late[min(len(late) - 1, int(round(p / 100 * (len(late) - 1))))]
-print(f"hung bot flagged after its 100 ms deadline, 50 trials: p50 {pct(50):.2f} ms, "
+print(f"hung bot flagged after its 100 ms deadline, {trials} trials: p50 {pct(50):.2f} ms, "
       f"p99 {pct(99):.2f} ms, max {late[-1]:.2f} ms (bar 20 ms)")
 PY

@@ -17,18 +17,27 @@
 #   bash bench/sprt.sh --quick    # 100 tests per row, elo1 40: seconds
 #   REAL=1 ENGINES=200 bash bench/sprt.sh
 #   THREADS=2 bash bench/sprt.sh  # the same figures, sooner
+#   BIN=PATH SPRT=PATH bash bench/sprt.sh  # a given multiversi binary and build of
+#                                 # examples/sprt.rs instead of `cargo build --release`'s (the test
+#                                 # suite runs `--quick` so, so that the script cannot break
+#                                 # unnoticed)
 # Any other arguments go to `simulate` (--tests N, --elo0 E, --elo1 E, --alpha A, --beta B,
 # --seed S, --model measured|decisive|both).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-cargo build --release -q --example sprt
-sprt=$PWD/target/release/examples/sprt
+if [ -n "${SPRT:-}" ]; then
+  sprt=$SPRT
+else
+  cargo build --release -q --example sprt
+  sprt=$PWD/target/release/examples/sprt
+fi
 echo "machine: $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg)"
 "$sprt" simulate --threads "${THREADS:-1}" "$@"
 
 if [ -n "${REAL:-}" ]; then
-  cargo build --release -q
+  source bench/common.sh
+  mv=$(multiversi_bin)
   work=$(mktemp -d)
   trap 'rm -rf "$work"' EXIT
   cat >"$work/league.toml" <<'EOF'
@@ -54,7 +63,7 @@ command = "builtin:random"
 EOF
   echo
   echo "real games: a league of the instant built-in bots, every deal in all seatings"
-  target/release/multiversi league "$work/league.toml" --out "$work/league" >/dev/null 2>"$work/log"
+  "$mv" league "$work/league.toml" --out "$work/league" >/dev/null 2>"$work/log"
   "$sprt" records "$work/league/games.jsonl" --pair greedy:greedy-2 --pair random:random-2 \
     --pair greedy:random --pair greedy-2:random-2 --pair greedy:random-2 --pair greedy-2:random
 fi

@@ -7,6 +7,9 @@
 #   bench/strength.sh            # the full run (about 20-30 minutes)
 #   GAMES=24 SMALL=12 SHORT=24 LONG=8 bench/strength.sh   # a quicker, rougher run
 #   ONLY=ms bench/strength.sh    # only the matchups whose id matches (here: the short limits)
+#   bench/strength.sh --quick    # every matchup, one game at 10 ms per move: seconds, and win
+#                                # rates that mean nothing (the test suite runs it so that the
+#                                # script cannot break unnoticed)
 #
 # Most matchups play at MOVE_MS per move; the short-limit ones (ids ending in 20ms and 50ms) at
 # 20 and 50 ms, where an engine must keep searching without answering late, and one at 1000 ms. Each match plays one
@@ -17,6 +20,15 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+QUICK=
+if [ "${1:-}" = --quick ]; then
+    QUICK=10 GAMES=1 SMALL=1 SHORT=1 LONG=1 MOVE_MS=10
+    if [ -z "${OUT:-}" ]; then
+        quick_dir=$(mktemp -d)
+        trap 'rm -rf "$quick_dir"' EXIT
+        OUT=$quick_dir/strength
+    fi
+fi
 GAMES=${GAMES:-96}    # the bars' matchups
 SMALL=${SMALL:-48}    # other rules and head-to-head
 SHORT=${SHORT:-48}    # short move limits
@@ -37,7 +49,7 @@ mkdir -p "$OUT"
 
 # [MS=N] matchup ID GAMES "TITLE" HERO OPPONENT... [-- MATCH OPTIONS]
 matchup() {
-    local id=$1 games=$2 title=$3 hero=$4 ms=${MS:-$MOVE_MS}
+    local id=$1 games=$2 title=$3 hero=$4 ms=${QUICK:-${MS:-$MOVE_MS}}
     shift 4
     case "$id" in *"$ONLY"*) ;; *) return 0 ;; esac
     local bots=("$hero") opts=()

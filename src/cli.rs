@@ -1,7 +1,7 @@
 //! The command line: options are parsed and validated into a config first, then run. Every
 //! failure maps to one documented exit code (see README.md, "Exit codes").
 
-use crate::exit::{self, fail, Failure};
+use crate::exit::{self, fail};
 use crate::options::BoardArgs;
 use crate::rules::Position;
 use anyhow::Result;
@@ -91,10 +91,12 @@ fn run_perft(args: &PerftArgs) -> Result<()> {
         let depth_started = Instant::now();
         leaves = position.perft(depth);
         last_secs = depth_started.elapsed().as_secs_f64();
-        writeln!(out, "{depth} {leaves}")?;
-        out.flush()?;
+        // A reader that went away (`perft 7 | head -1`) ends it quietly (`exit::stdout_error`).
+        writeln!(out, "{depth} {leaves}")
+            .and_then(|()| out.flush())
+            .map_err(exit::stdout_error)?;
     }
-    eprintln!(
+    crate::stderr_line!(
         "perft {}: {} leaves in {:.3} s, {:.1} M leaves/s (depths 1-{} took {:.3} s)",
         args.depth,
         leaves,
@@ -128,9 +130,23 @@ pub fn run(cli: Cli) -> Result<()> {
     }
 }
 
+/// Whether `words`, the last arguments of the command line, came right after a `--`: clap takes
+/// the `--` away, but it tells a program's path (taken whole) from a line to split.
+fn after_dashes(raw: &[std::ffi::OsString], words: &[String]) -> bool {
+    let Some(before) = raw.len().checked_sub(words.len() + 1) else {
+        return false;
+    };
+    raw[before] == "--"
+        && raw[before + 1..]
+            .iter()
+            .zip(words)
+            .all(|(r, w)| r.to_str() == Some(w.as_str()))
+}
+
 /// Parses the command line, runs it, prints any error and returns the exit code.
 pub fn main() -> i32 {
-    let cli = match Cli::try_parse() {
+    let raw: Vec<std::ffi::OsString> = std::env::args_os().collect();
+    let mut cli = match Cli::try_parse_from(&raw) {
         Ok(cli) => cli,
         Err(e) => {
             let _ = e.print();
@@ -141,18 +157,65 @@ pub fn main() -> i32 {
             };
         }
     };
-    match run(cli) {
+    match &mut cli.command {
+        Command::CheckBot(args) => args.after_dashes = after_dashes(&raw, &args.command),
+        Command::Connect(args) => args.after_dashes = after_dashes(&raw, &args.command),
+        _ => {}
+    }
+    // A panic is a bug: the default hook has printed where, and the exit code says "internal
+    // error" rather than Rust's 101, which no table of ours explains.
+    let Ok(result) = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| run(cli))) else {
+        return exit::INTERNAL;
+    };
+    match result {
         Ok(()) => exit::OK,
         Err(e) => {
-            let code = e.downcast_ref::<Failure>().map_or(exit::USAGE, |f| f.code);
+            let code = exit::code_of(&e);
             // An empty message means there is nothing to say (a closed output pipe).
             // A closed stderr (`... 2>&1 >/dev/null | true`) must not panic: the exit code
             // still tells what happened.
-            if !e.to_string().is_empty() {
-                use std::io::Write;
-                let _ = writeln!(std::io::stderr(), "multiversi: {e:#}");
+            if code == exit::INTERNAL {
+                crate::stderr_line!("multiversi: internal error (a bug: please report it): {e:#}");
+            } else if !e.to_string().is_empty() {
+                crate::stderr_line!("multiversi: {e:#}");
             }
             code
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(args: &[&str]) -> (Vec<std::ffi::OsString>, Vec<String>) {
+        let raw: Vec<std::ffi::OsString> = args.iter().map(Into::into).collect();
+        let Command::CheckBot(check) = Cli::try_parse_from(&raw).unwrap().command else {
+            panic!("not check-bot: {args:?}");
+        };
+        (raw, check.command)
+    }
+
+    #[test]
+    fn words_after_dashes_are_told_from_a_line_to_split() {
+        for (args, expected) in [
+            (&["mv", "check-bot", "--", "/opt/my bots/bot"][..], true),
+            (
+                &["mv", "check-bot", "--json", "--", "python3", "a b.py"],
+                true,
+            ),
+            (&["mv", "check-bot", "python3 bot.py"], false),
+            (
+                &["mv", "check-bot", "--seed", "3", "./bot", "--fast"],
+                false,
+            ),
+            (
+                &["mv", "check-bot", "--cwd", "d", "./bot", "--", "x"],
+                false,
+            ),
+        ] {
+            let (raw, words) = parse(args);
+            assert_eq!(after_dashes(&raw, &words), expected, "{args:?}");
         }
     }
 }

@@ -119,6 +119,10 @@ pub struct ConnectArgs {
         allow_hyphen_values = true
     )]
     pub command: Vec<String>,
+    /// Whether COMMAND came after `--` (as `check-bot`'s: set by `cli`): then the words are the
+    /// argument list as given.
+    #[arg(skip)]
+    pub after_dashes: bool,
 }
 
 /// What the client needs on every connection.
@@ -200,7 +204,7 @@ fn read_token(path: &std::path::Path) -> Result<String> {
 pub fn run_connect(args: &ConnectArgs) -> Result<()> {
     let token = read_token(&args.token_file)?;
     let exe = crate::run::setup::this_program()?;
-    let spec = crate::run::lineup::from_words(&args.command, None, &exe, None)
+    let spec = crate::run::lineup::from_words(&args.command, args.after_dashes, None, &exe, None)
         .map_err(|e| fail(exit::USAGE, format!("the bot's command: {e}")))?;
     let client = Arc::new(Client {
         address: args.address.clone(),

@@ -18,10 +18,16 @@ pub const BAD_INPUT: i32 = 3;
 pub const BOT_START: i32 = 4;
 /// Output could not be written (record, log, HTML).
 pub const OUTPUT: i32 = 5;
+/// An internal error: a bug in multiversi, not a mistake of the person or a bot — an error that
+/// reached `main` without a code of its own, or a panic. Kept apart from USAGE so that a script
+/// (or a person) never reads a bug as "wrong option", and so that it can be reported. 70 is
+/// `EX_SOFTWARE` of BSD's `sysexits.h`, the usual code for "internal software error".
+pub const INTERNAL: i32 = 70;
 /// Stopped by Ctrl-C or a termination signal; finished games are kept.
 pub const INTERRUPTED: i32 = 130;
 
-/// An error that carries its exit code; anything else that reaches `main` exits with USAGE.
+/// An error that carries its exit code; anything else that reaches `main` is an internal error
+/// (INTERNAL).
 #[derive(Debug)]
 pub struct Failure {
     pub code: i32,
@@ -74,10 +80,38 @@ macro_rules! stderr_text {
     };
 }
 
+/// The exit code of an error that reached `main`: its own, or INTERNAL for one that has none
+/// (every error a person or a file can cause is given its code where it is found).
+pub fn code_of(e: &anyhow::Error) -> i32 {
+    e.downcast_ref::<Failure>().map_or(INTERNAL, |f| f.code)
+}
+
 /// Builds an error with a given exit code.
 pub fn fail(code: i32, message: impl Into<String>) -> anyhow::Error {
     anyhow::Error::new(Failure {
         code,
         message: message.into(),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_error_without_a_code_is_internal_not_a_usage_error() {
+        assert_eq!(code_of(&fail(BAD_INPUT, "damaged")), BAD_INPUT);
+        assert_eq!(code_of(&fail(USAGE, "wrong option")), USAGE);
+        let unexpected = anyhow::Error::new(std::io::Error::other("something unforeseen"));
+        assert_eq!(code_of(&unexpected), INTERNAL);
+        assert_ne!(INTERNAL, USAGE);
+    }
+
+    #[test]
+    fn a_closed_pipe_is_quiet_success_and_other_write_errors_are_output_failures() {
+        let quiet = stdout_error(std::io::Error::from(std::io::ErrorKind::BrokenPipe));
+        assert_eq!((code_of(&quiet), quiet.to_string()), (OK, String::new()));
+        let full = stdout_error(std::io::Error::from_raw_os_error(libc::ENOSPC));
+        assert_eq!(code_of(&full), OUTPUT);
+    }
 }

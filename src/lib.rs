@@ -1,4 +1,10 @@
 //! multiversi: a referee and match runner for Reversi for three or four players.
+//!
+//! `print!`, `println!`, `eprint!` and `eprintln!` are refused: they panic (exit 101) when the
+//! reader of stdout or stderr has gone (`multiversi perft 7 | head -1`). Stdout is written with
+//! errors mapped by `exit::stdout_error` (a closed pipe ends the command quietly), stderr through
+//! `stderr_line!` and `stderr_text!`, which never panic.
+#![deny(clippy::print_stdout, clippy::print_stderr)]
 
 pub mod bots;
 pub mod checkbot;

@@ -77,18 +77,29 @@ pub fn serve(name: &str, seed: u64) -> Result<(), String> {
                 let square = bot.choose(&position, deadline);
                 // The turn's ply echoed: the referee then never takes this answer for another's.
                 let reply = format!("{{\"type\":\"move\",\"square\":\"{square}\",\"ply\":{ply}}}");
-                writeln!(out, "{reply}")
-                    .and_then(|()| out.flush())
-                    .map_err(|e| format!("writing stdout: {e}"))?;
+                if !written(writeln!(out, "{reply}").and_then(|()| out.flush()))? {
+                    return Ok(());
+                }
                 let planned = super::time::stop_time(received, deadline);
                 latency.observe(received, planned, Instant::now());
                 continue;
             }
             ToBot::End { .. } => continue,
         };
-        writeln!(out, "{reply}")
-            .and_then(|()| out.flush())
-            .map_err(|e| format!("writing stdout: {e}"))?;
+        if !written(writeln!(out, "{reply}").and_then(|()| out.flush()))? {
+            return Ok(());
+        }
+    }
+}
+
+/// Whether an answer went out: false when the reader of stdout has gone (the referee closed the
+/// pipe, or `multiversi bot greedy < turns | head -1`), which ends the bot quietly with exit 0 as
+/// the end of stdin does; any other write error is an error.
+fn written(result: io::Result<()>) -> Result<bool, String> {
+    match result {
+        Ok(()) => Ok(true),
+        Err(e) if e.kind() == io::ErrorKind::BrokenPipe => Ok(false),
+        Err(e) => Err(format!("writing stdout: {e}")),
     }
 }
 
@@ -154,9 +165,9 @@ pub fn serve_instant() -> Result<(), String> {
         } else {
             continue;
         };
-        out.write_all(reply.as_bytes())
-            .and_then(|()| out.flush())
-            .map_err(|e| format!("writing stdout: {e}"))?;
+        if !written(out.write_all(reply.as_bytes()).and_then(|()| out.flush()))? {
+            return Ok(());
+        }
     }
 }
 

@@ -26,7 +26,7 @@ use crate::protocol::{fault_text, PlayerInfo, TimeControl, ToBot, TurnView};
 use crate::record::{FaultKind, FaultRecord, GameRecord};
 use crate::referee::{play_game, GameSetup, Interrupted, Observer};
 use crate::rng::Rng;
-use crate::rules::{BoardKind, Colour, MoveKind, Outcome, Position, Rules, Seat, Setup, Square};
+use crate::rules::{BoardKind, Colour, Outcome, Rules, Seat, Setup};
 use crate::run::lineup;
 use anyhow::Result;
 use clap::Args;
@@ -47,6 +47,11 @@ pub struct CheckBotArgs {
         allow_hyphen_values = true
     )]
     pub command: Vec<String>,
+    /// Whether COMMAND came after `--` (clap takes the `--` away; `cli` sets this from the raw
+    /// command line). After `--` the words are the argument list as given, so a single word is a
+    /// program, taken whole even with a space in its path, and never split like a BOT of `match`.
+    #[arg(skip)]
+    pub after_dashes: bool,
     /// The most one move may take, in milliseconds (as `match --move-ms`).
     #[arg(long, default_value_t = 1000, value_name = "MS")]
     pub move_ms: u64,
@@ -137,8 +142,14 @@ fn ask(bot: &mut Connection, message: &[u8], limit_ms: u64, what: &str) -> Heard
 
 /// The bot to check, resolved as `match` resolves a BOT (`crate::run::lineup`): `builtin:NAME`
 /// runs this program's built-in bot (with `seed`), a single argument is split like a BOT of
-/// `match`, and several arguments are the argument list as given.
-fn resolve_command(words: &[String], exe: &std::path::Path, seed: u64) -> Result<BotSpec> {
+/// `match`, and several arguments (or any after `--`: `after_dashes`) are the argument list as
+/// given.
+fn resolve_command(
+    words: &[String],
+    after_dashes: bool,
+    exe: &std::path::Path,
+    seed: u64,
+) -> Result<BotSpec> {
     // `check-bot "python3 bot.py" --move-ms 300`: everything after the bot belongs to the bot,
     // so check-bot's own options there would be passed to it. Say where they go instead.
     if let [first, rest @ ..] = words {
@@ -146,7 +157,9 @@ fn resolve_command(words: &[String], exe: &std::path::Path, seed: u64) -> Result
             let name = w.split('=').next().unwrap_or(w);
             OWN_OPTIONS.contains(&name)
         };
-        if first.contains([' ', '\t']) || first.starts_with("builtin:") {
+        // After `--`, a word with a space is a program's path: what follows is its arguments.
+        let a_line = first.contains([' ', '\t']) && !after_dashes;
+        if a_line || first.starts_with("builtin:") {
             if let Some(option) = rest.iter().find(|w| is_option(w)) {
                 return Err(fail(
                     exit::USAGE,
@@ -160,8 +173,8 @@ fn resolve_command(words: &[String], exe: &std::path::Path, seed: u64) -> Result
             }
         }
     }
-    let mut bot =
-        lineup::from_words(words, Some("bot"), exe, None).map_err(|e| fail(exit::USAGE, e))?;
+    let mut bot = lineup::from_words(words, after_dashes, Some("bot"), exe, None)
+        .map_err(|e| fail(exit::USAGE, e))?;
     if bot.builtin {
         bot.argv.extend(["--seed".into(), seed.to_string()]);
     }
@@ -737,7 +750,11 @@ impl Checker {
                 fault.detail
             ),
         );
-        check.sent = turn_before_fault(&record, fault, self.time.move_ms)
+        // The line the bot failed to answer (its start or its turn), exactly as the referee
+        // wrote it: the last one the connection sent to this bot.
+        let last = self.players[0].last_sent();
+        check.sent = (!last.is_empty())
+            .then(|| line_text(last))
             .into_iter()
             .collect();
         check.got = fault.text.clone();
@@ -1070,70 +1087,6 @@ fn describe_result(record: &GameRecord, seat: Seat) -> String {
     }
 }
 
-/// The `turn` line the bot failed to answer, rebuilt from the record (the referee does not keep
-/// the lines it sent). None for a fault outside a turn (at the start).
-fn turn_before_fault(record: &GameRecord, fault: &FaultRecord, move_ms: u64) -> Option<String> {
-    let mut position = Position::new(record.rules.clone());
-    let n = record.rules.players as usize;
-    let mut out: Vec<Seat> = Vec::new();
-    let mut faults = record.faults.iter().peekable();
-    let mut moves = record.moves.iter().peekable();
-    loop {
-        // Faults before this one at the current ply take their seats out first.
-        while let Some(f) = faults.peek() {
-            if std::ptr::eq(*f, fault) || f.ply > position.ply() {
-                break;
-            }
-            position.remove_seat(f.seat);
-            out.push(f.seat);
-            faults.next();
-        }
-        if faults.peek().is_some_and(|f| std::ptr::eq(*f, fault)) && position.ply() == fault.ply {
-            break;
-        }
-        let m = moves.next()?;
-        position.play(m.square).ok()?;
-    }
-    if position.to_move() != fault.seat || fault.detail.contains("ready") {
-        return None;
-    }
-    let own_last = record
-        .moves
-        .iter()
-        .filter(|m| m.seat == fault.seat && m.ply < fault.ply)
-        .map(|m| m.ply)
-        .max();
-    let since: Vec<(u32, Seat, Square)> = record
-        .moves
-        .iter()
-        .filter(|m| m.ply < fault.ply && own_last.map_or(true, |p| m.ply > p))
-        .map(|m| (m.ply, m.seat, m.square))
-        .collect();
-    let (legal, kind) = position.legal_moves();
-    let rows = position.rows();
-    out.sort_unstable();
-    let mut line = Vec::new();
-    TurnView {
-        game: &record.game,
-        ply: fault.ply,
-        seat: fault.seat,
-        rows: &rows,
-        moves: &since,
-        legal: &legal,
-        kind: if legal.is_empty() {
-            MoveKind::Flipping
-        } else {
-            kind
-        },
-        time_ms: move_ms,
-        clocks_ms: &vec![None; n],
-        out: &out,
-        last_move_ms: None,
-    }
-    .write_line(&mut line);
-    Some(line_text(&line))
-}
-
 /// A message line with a field no version-1 message has, at the top and at the start of the
 /// objects named by `nested`, as a later protocol version may send them. Works on the line's text
 /// (the referee's own serialisation) so that `type` stays first.
@@ -1174,7 +1127,7 @@ pub fn run(args: &CheckBotArgs) -> Result<()> {
     let exe = std::env::current_exe()
         .map_err(|e| fail(exit::BOT_START, format!("cannot find this program: {e}")))?;
     let mut rng = Rng::new(args.seed);
-    let mut bot = resolve_command(&args.command, &exe, rng.next_u64())?;
+    let mut bot = resolve_command(&args.command, args.after_dashes, &exe, rng.next_u64())?;
     bot.dir = args.cwd.clone();
     bot.limits = args.limits;
     let argv = bot.argv.clone();
@@ -1288,24 +1241,37 @@ mod tests {
         let exe = Path::new("/bin/multiversi");
         let words = |ws: &[&str]| ws.iter().map(|w| w.to_string()).collect::<Vec<_>>();
         assert_eq!(
-            resolve_command(&words(&["python3", "my bot.py"]), exe, 5)
+            resolve_command(&words(&["python3", "my bot.py"]), true, exe, 5)
                 .unwrap()
                 .argv,
             words(&["python3", "my bot.py"])
         );
         assert_eq!(
-            resolve_command(&words(&["python3 'my bot.py' --fast"]), exe, 5)
+            resolve_command(&words(&["python3 'my bot.py' --fast"]), false, exe, 5)
                 .unwrap()
                 .argv,
             words(&["python3", "my bot.py", "--fast"])
         );
         assert_eq!(
-            resolve_command(&words(&["builtin:greedy"]), exe, 5)
+            resolve_command(&words(&["builtin:greedy"]), true, exe, 5)
                 .unwrap()
                 .argv,
             words(&["/bin/multiversi", "bot", "greedy", "--seed", "5"])
         );
-        assert!(resolve_command(&words(&["builtin:nobody"]), exe, 5).is_err());
+        assert!(resolve_command(&words(&["builtin:nobody"]), false, exe, 5).is_err());
+        // After `--`, one word is a program, whole: a path with a space is not split.
+        assert_eq!(
+            resolve_command(&words(&["/opt/my bots/bot"]), true, exe, 5)
+                .unwrap()
+                .argv,
+            words(&["/opt/my bots/bot"])
+        );
+        assert_eq!(
+            resolve_command(&words(&["/opt/my bots/bot"]), false, exe, 5)
+                .unwrap()
+                .argv,
+            words(&["/opt/my", "bots/bot"])
+        );
     }
 
     #[test]

@@ -215,6 +215,7 @@ impl Report {
             .map(|c| c.title.chars().count())
             .max()
             .unwrap_or(0);
+        let mut hinted: Vec<(&String, &String)> = Vec::new();
         for check in &self.checks {
             let mark = match check.status {
                 Status::Passed => "ok  ",
@@ -238,8 +239,18 @@ impl Report {
                     out.push_str(&format!("        stderr: {line}\n"));
                 }
             }
+            // A hint is given in full once: several checks that fail for one reason (a bot
+            // that never flushes fails them all) point back to it instead of repeating it.
             if let Some(hint) = &check.hint {
-                out.push_str(&format!("        hint:   {hint}\n"));
+                match hinted.iter().find(|(h, _)| *h == hint) {
+                    Some((_, first)) => out.push_str(&format!(
+                        "        hint:   the same as for \"{first}\" above\n"
+                    )),
+                    None => {
+                        out.push_str(&format!("        hint:   {hint}\n"));
+                        hinted.push((hint, &check.title));
+                    }
+                }
             }
         }
         out.push('\n');
@@ -267,6 +278,21 @@ impl Report {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The report of `checks` for a bot called `bot`.
+    fn report_of(checks: Vec<Check>) -> Report {
+        Report {
+            command: vec!["bot".into()],
+            seed: 0,
+            move_ms: 1,
+            startup_ms: 1,
+            grace_ms: 1,
+            passed: Counts::of(&checks).all_passed(),
+            counts: Counts::of(&checks),
+            checks,
+            times: None,
+        }
+    }
 
     #[test]
     fn percentiles_by_nearest_rank() {
@@ -312,17 +338,7 @@ mod tests {
         assert!(counts.all_passed());
         assert_eq!(counts.verdict(), "all 1 checks passed");
 
-        let report = Report {
-            command: vec!["bot".into()],
-            seed: 0,
-            move_ms: 1,
-            startup_ms: 1,
-            grace_ms: 1,
-            passed: false,
-            counts: Counts::of(&checks),
-            checks,
-            times: None,
-        };
+        let report = report_of(checks);
         let text = report.text();
         assert!(text.contains("FAIL  two"), "{text}");
         assert!(
@@ -352,17 +368,7 @@ mod tests {
             Counts::of(&with_failure).verdict(),
             "3 checks: 1 failed, 1 warned, 1 passed"
         );
-        let report = Report {
-            command: vec!["bot".into()],
-            seed: 0,
-            move_ms: 1,
-            startup_ms: 1,
-            grace_ms: 1,
-            passed: counts.all_passed(),
-            counts,
-            checks,
-            times: None,
-        };
+        let report = report_of(checks);
         let text = report.text();
         assert!(
             text.contains("WARN  echo  no ply\n        hint:   say which turn"),
@@ -379,20 +385,43 @@ mod tests {
         assert_eq!(json["passed"], true);
     }
 
+    /// Checks that fail for one reason share its hint: the checklist gives it once in full and
+    /// points back to it after that; the JSON keeps it on every check, for machines.
+    #[test]
+    fn a_hint_shared_by_several_failures_is_given_once() {
+        let flush = "flush stdout after every line";
+        let checks: Vec<Check> = ["one", "two", "three"]
+            .iter()
+            .map(|title| {
+                let mut check = Check::fail(title, title, "timeout".into());
+                check.hint = Some(flush.into());
+                check
+            })
+            .collect();
+        let report = report_of(checks);
+        let text = report.text();
+        assert_eq!(text.matches(flush).count(), 1, "{text}");
+        assert_eq!(
+            text.matches("        hint:   the same as for \"one\" above\n")
+                .count(),
+            2,
+            "{text}"
+        );
+        let json = serde_json::to_value(&report).unwrap();
+        assert!(json["checks"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|c| c["hint"] == flush));
+    }
+
     #[test]
     fn bot_text_cannot_reach_the_terminal_raw() {
         let mut check = Check::fail("x", "a check", "got \u{1b}[2J".into());
         check.got = Some("line\nforged".into());
         let report = Report {
             command: vec!["bot\u{1b}]0;title\u{7}".into()],
-            seed: 0,
-            move_ms: 1,
-            startup_ms: 1,
-            grace_ms: 1,
-            passed: false,
-            counts: Counts::of(std::slice::from_ref(&check)),
-            checks: vec![check],
-            times: None,
+            ..report_of(vec![check])
         };
         let text = report.text();
         assert!(!text.contains('\u{1b}') && !text.contains('\u{7}'));

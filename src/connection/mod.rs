@@ -140,6 +140,9 @@ pub struct Connection {
     pub spec: BotSpec,
     /// None before the first start and after a fault.
     process: Option<Transport>,
+    /// The last line written to the running process, byte for byte: what `check-bot` shows as
+    /// sent for a failed exchange inside a game the referee played (a rebuilt line would differ).
+    last_sent: Vec<u8>,
 }
 
 impl Connection {
@@ -147,6 +150,7 @@ impl Connection {
         Connection {
             spec,
             process: None,
+            last_sent: Vec::new(),
         }
     }
 
@@ -190,6 +194,8 @@ impl Connection {
             }
         }
         if self.process.is_none() {
+            // A new process has been sent nothing yet.
+            self.last_sent.clear();
             self.process = Some(match &self.spec.remote {
                 Some(remote) => {
                     Transport::Remote(remote.remotes.take(remote.bot, self.spec.log.clone())?)
@@ -234,7 +240,15 @@ impl Connection {
     pub fn send(&mut self, line: &[u8]) {
         if let Some(p) = self.process.as_mut() {
             p.wire_mut().send(line);
+            self.last_sent.clear();
+            self.last_sent.extend_from_slice(line);
         }
+    }
+
+    /// The last line sent to the bot's latest process, as sent (empty if it was sent nothing).
+    /// Kept after a fault stops the process, so that the exchange that failed can be shown.
+    pub fn last_sent(&self) -> &[u8] {
+        &self.last_sent
     }
 
     /// Whether reading would return at once: a line, an over-long line, or the end of output.

@@ -48,7 +48,7 @@ pub fn run(args: &ReplayArgs) -> Result<()> {
         return run_verify(&args.files, &records);
     }
     for damaged in &records.damaged {
-        eprintln!("multiversi: warning: {damaged} (line skipped)");
+        crate::stderr_line!("multiversi: warning: {damaged} (line skipped)");
     }
     let selected = read::select(&records, args.game.as_deref())?;
     if selected.is_empty() {
@@ -72,7 +72,7 @@ pub fn run(args: &ReplayArgs) -> Result<()> {
     }
     if let Some(out) = &args.html {
         html::write(out, &selected, args.ply)?;
-        eprintln!(
+        crate::stderr_line!(
             "wrote {} ({} game{})",
             out.display(),
             selected.len(),

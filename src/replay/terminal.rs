@@ -3,8 +3,8 @@
 //! screen shows is drawn by `draw`; the raw terminal the keys are read from is `tty`'s.
 
 use super::draw::{
-    fault_lines, game_text, header, move_line, next_text, opening_moves, result_text, scores_text,
-    Timeline,
+    board_text, fault_lines, game_text, header, move_line, next_text, opening_moves, result_text,
+    scores_text, Timeline,
 };
 use super::read::Loaded;
 use super::tty;
@@ -13,9 +13,6 @@ use anyhow::Result;
 use std::fmt::Write as _;
 use std::io::Write;
 use std::time::Duration;
-
-// Where `match --show` takes its drawing from until it names `draw` itself.
-pub use super::draw::{board_of_rows, board_text, colour_for, move_text, seat_label};
 
 /// How to show games.
 #[derive(Clone, Debug)]

@@ -8,6 +8,14 @@
 //! A flipping move for the player to move is the classic Othello move with "own" = that player's
 //! discs and "opponent" = every other disc (other colours and neutral alike), which is why a
 //! two-player move generator carries over unchanged.
+//!
+//! Why `u128` stays the layout of the large boards: a shift of a `u128` by a constant is two
+//! instructions (`shld` and `shl`), and a layout of two `u64` words with the even rows in one and
+//! the odd rows in the other (which makes a vertical step a swap of the words) measured no faster
+//! for move generation, while it would give up the plain row-major bit order that iteration, the
+//! ray tables and the bots rely on. What made the large boards slow was elsewhere: finding the
+//! highest square of a `u128` by a variable 128-bit shift, branches in `flips`, and software bit
+//! counting (see `perft`).
 
 use std::fmt::Debug;
 use std::ops::{BitAnd, BitAndAssign, BitOr, BitOrAssign, BitXor, BitXorAssign, Not, Shl, Shr};
@@ -55,8 +63,13 @@ pub trait Bits:
     fn lowest(self) -> Self;
     /// The highest square of the set as a set; empty on an empty set.
     fn highest(self) -> Self;
-    /// `self - 1` wrapping: for a single square, every square below it.
-    fn minus_one(self) -> Self;
+    /// For a single square, every square below it (lower bit numbers); empty on an empty set.
+    fn below(self) -> Self;
+    /// For a single square, every square above it (higher bit numbers); empty on an empty set.
+    fn above(self) -> Self;
+    /// Wrapping addition. Adding a square to the start of a run of set bits carries through the
+    /// run and lands on the square after it: `flipping_moves` finds a whole direction that way.
+    fn plus(self, other: Self) -> Self;
     /// The squares beyond `sq`, on the grid, in direction `dir` (as in `shift`).
     fn ray(sq: u32, dir: usize) -> Self;
 
@@ -135,8 +148,17 @@ impl Bits for u64 {
         (1u64 << 63).wrapping_shr(self.leading_zeros()) & self
     }
     #[inline(always)]
-    fn minus_one(self) -> u64 {
-        self.wrapping_sub(1)
+    fn below(self) -> u64 {
+        self.saturating_sub(1)
+    }
+    #[inline(always)]
+    fn above(self) -> u64 {
+        // Minus twice the square: every bit above it; 0 stays 0.
+        (self << 1).wrapping_neg()
+    }
+    #[inline(always)]
+    fn plus(self, other: u64) -> u64 {
+        self.wrapping_add(other)
     }
     #[inline(always)]
     fn ray(sq: u32, dir: usize) -> u64 {
@@ -175,12 +197,22 @@ impl Bits for u128 {
     }
     #[inline(always)]
     fn highest(self) -> u128 {
-        // On an empty set the shift wraps to 0 and the `&` clears the top bit again.
-        (1u128 << 127).wrapping_shr(self.leading_zeros()) & self
+        // A table, not `1 << (127 - leading_zeros)`: a variable shift of a `u128` is a dozen
+        // instructions with conditional moves, and `flips` needs four of these per move.
+        HIGHEST_128[self.leading_zeros() as usize]
     }
     #[inline(always)]
-    fn minus_one(self) -> u128 {
-        self.wrapping_sub(1)
+    fn below(self) -> u128 {
+        self.saturating_sub(1)
+    }
+    #[inline(always)]
+    fn above(self) -> u128 {
+        // Minus twice the square: every bit above it; 0 stays 0.
+        (self << 1).wrapping_neg()
+    }
+    #[inline(always)]
+    fn plus(self, other: u128) -> u128 {
+        self.wrapping_add(other)
     }
     #[inline(always)]
     fn ray(sq: u32, dir: usize) -> u128 {
@@ -240,6 +272,17 @@ const fn rays_u64(wide: [[u128; 8]; 128]) -> [[u64; 8]; 64] {
 static RAYS_8: [[u64; 8]; 64] = rays_u64(rays(8));
 static RAYS_10: [[u128; 8]; 128] = rays(10);
 
+/// `HIGHEST_128[n]`: the bit a `u128` with `n` leading zeros has highest (none for `n` = 128).
+static HIGHEST_128: [u128; 129] = {
+    let mut table = [0u128; 129];
+    let mut n = 0;
+    while n < 128 {
+        table[n] = 1 << (127 - n);
+        n += 1;
+    }
+    table
+};
+
 /// Iterates the squares of a set, lowest index first.
 pub struct BitIter<B>(B);
 
@@ -282,55 +325,83 @@ pub fn neighbours<B: Bits>(b: B) -> B {
 
 /// The empty squares where `own` encloses at least one line of `other`: the flipping moves.
 ///
-/// This is the hot path of perft and search. Two things keep it short:
+/// This is the hot path of perft and search. What keeps it short:
 /// - `other` is masked once per direction instead of masking every shift: a line that moves
 ///   sideways can only run through the inner columns, so with the edge columns removed from
 ///   `other`, a bit that wraps round an edge lands on nothing and dies in the next `&`; vertical
 ///   lines need no mask because nothing lies above or below the grid.
-/// - Each direction is filled by doubling (Kogge–Stone) rather than one step at a time: runs of
-///   up to 8 enclosed discs (10×10) take 3 doubling steps instead of 7 single ones, and the
-///   steps of the eight directions are independent, so they overlap in the processor.
+/// - East (towards higher bits along a row) is one addition: own discs shifted onto the first
+///   square of a run of `other` discs carry through the run and land on the square after it.
+/// - The other directions are filled by doubling (Kogge–Stone) rather than one step at a time:
+///   runs of up to 8 enclosed discs (10×10) take 3 doubling steps instead of 7 single ones, the
+///   two directions of a line share the doubled runs, and the directions are independent, so
+///   they overlap in the processor.
+/// - The landing squares of all directions are kept to the empty ones once, at the end.
 #[inline(always)]
 pub fn flipping_moves<B: Bits>(own: B, other: B, empty: B) -> B {
     let s = B::SIDE;
     let inner = other & B::INNER_COLS;
-    line_ends::<B, true>(own, inner, empty, 1)
-        | line_ends::<B, false>(own, inner, empty, 1)
-        | line_ends::<B, true>(own, other, empty, s)
-        | line_ends::<B, false>(own, other, empty, s)
-        | line_ends::<B, true>(own, inner, empty, s + 1)
-        | line_ends::<B, false>(own, inner, empty, s + 1)
-        | line_ends::<B, true>(own, inner, empty, s - 1)
-        | line_ends::<B, false>(own, inner, empty, s - 1)
+    let east = inner.plus((own << 1) & inner);
+    (east
+        | line_ends_west(own, inner)
+        | line_ends_both_ways(own, other, s)
+        | line_ends_both_ways(own, inner, s + 1)
+        | line_ends_both_ways(own, inner, s - 1))
+        & empty
 }
 
-/// The squares of `empty` that end a line of `pass` discs starting next to `own`, in the
-/// direction of a shift by `step` bits (towards higher bits if `UP`). `pass` must already exclude
-/// any square a line cannot run through in this direction (see `flipping_moves`).
+/// The squares one step beyond each line of `pass` squares that runs towards lower bits by
+/// `step` from an `own` square, and the same towards higher bits: the squares a move could go
+/// to, before keeping the empty ones. `pass` must already exclude any square a line cannot run
+/// through in this direction (see `flipping_moves`).
 #[inline(always)]
-fn line_ends<B: Bits, const UP: bool>(own: B, pass: B, empty: B, step: u32) -> B {
-    let sh = |b: B, n: u32| if UP { b << n } else { b >> n };
-    // x: the `pass` squares reachable from `own` through `pass` squares only.
-    let mut x = sh(own, step) & pass;
-    x |= sh(x, step) & pass; // lines of up to 2
-                             // pass2 (pass4): squares where 2 (4) `pass` squares end in a row.
-    let pass2 = pass & sh(pass, step);
-    x |= sh(x, 2 * step) & pass2; // up to 4
+fn line_ends_both_ways<B: Bits>(own: B, pass: B, step: u32) -> B {
+    // up, down: the `pass` squares reachable from `own` through `pass` squares only.
+    let mut up = (own << step) & pass;
+    let mut down = (own >> step) & pass;
+    up |= (up << step) & pass; // lines of up to 2
+    down |= (down >> step) & pass;
+    // pass2_*: squares that end 2 `pass` squares in a row, counted from below (up) or above.
+    let pass2_up = pass & (pass << step);
+    let pass2_down = pass2_up >> step;
+    up |= (up << (2 * step)) & pass2_up; // up to 4
+    down |= (down >> (2 * step)) & pass2_down;
     if B::SIDE > 8 {
-        let pass4 = pass2 & sh(pass2, 2 * step);
-        x |= sh(x, 4 * step) & pass4; // up to 8 = SIDE - 2
+        let pass4_up = pass2_up & (pass2_up << (2 * step));
+        let pass4_down = pass4_up >> (3 * step);
+        up |= (up << (4 * step)) & pass4_up; // up to 8 = SIDE - 2
+        down |= (down >> (4 * step)) & pass4_down;
     } else {
-        x |= sh(x, 2 * step) & pass2; // up to 6 = SIDE - 2
+        up |= (up << (2 * step)) & pass2_up; // up to 6 = SIDE - 2
+        down |= (down >> (2 * step)) & pass2_down;
     }
-    sh(x, step) & empty
+    (up << step) | (down >> step)
+}
+
+/// `line_ends_both_ways` for west only (east is the addition in `flipping_moves`).
+#[inline(always)]
+fn line_ends_west<B: Bits>(own: B, pass: B) -> B {
+    let mut x = (own >> 1) & pass;
+    x |= (x >> 1) & pass;
+    let pass2 = pass & (pass >> 1);
+    x |= (x >> 2) & pass2;
+    if B::SIDE > 8 {
+        let pass4 = pass2 & (pass2 >> 2);
+        x |= (x >> 4) & pass4;
+    } else {
+        x |= (x >> 2) & pass2;
+    }
+    x >> 1
 }
 
 /// The discs that a disc placed on `sq` flips: every line of `other` closed by `own`.
 ///
-/// Branch-free along each direction: the nearest square on the ray from `sq` that is not an
+/// Branch-free: along each direction, the nearest square on the ray from `sq` that is not an
 /// `other` disc (an own disc, an empty, blocked or missing square) is found with one bit trick,
-/// and the line up to it flips if it is an own disc. Walking the line square by square costs as
-/// much as generating all moves, mostly in mispredicted branches.
+/// and the line up to it flips if it is an own disc; `below` and `above` of the empty set are
+/// empty, so "it is not an own disc" needs no test. Walking the line square by square costs as
+/// much as generating all moves, mostly in mispredicted branches, and so did a test per
+/// direction (which line of a move flips is as good as random).
 #[inline(always)]
 pub fn flips<B: Bits>(own: B, other: B, sq: u32) -> B {
     let mut all = B::ZERO;
@@ -338,19 +409,37 @@ pub fn flips<B: Bits>(own: B, other: B, sq: u32) -> B {
     for dir in [0, 2, 4, 5] {
         let ray = B::ray(sq, dir);
         let stop = (ray & !other).lowest();
-        if !(stop & own).is_empty() {
-            all |= ray & stop.minus_one();
-        }
+        all |= ray & (stop & own).below();
     }
     // Directions towards lower bits (W, N, NE, NW): the nearest square is the highest bit.
     for dir in [1, 3, 6, 7] {
         let ray = B::ray(sq, dir);
         let stop = (ray & !other).highest();
-        if !(stop & own).is_empty() {
-            all |= ray & !(stop | stop.minus_one());
-        }
+        all |= ray & (stop & own).above();
     }
     all
+}
+
+/// The empty squares that become flipping moves of `own` when a disc that is not `own`'s is
+/// placed on the empty square `sq` and nothing else changes for `own`. Whether `sq` itself is
+/// counted in `other` and `empty` does not matter: no ray from `sq` contains it.
+///
+/// A new move needs a line through `sq`: on each of the four lines through `sq`, the nearest
+/// square beyond the `other` discs on either side is found (as in `flips`); when one of the two
+/// is an own disc and the other one empty, that empty square is a new move. Both ends are tested
+/// at once: the two ends are different squares, and an own disc is never empty.
+#[inline(always)]
+fn moves_through<B: Bits>(own: B, other: B, empty: B, sq: u32) -> B {
+    let mut found = B::ZERO;
+    // The lines as pairs of opposite directions (E-W, S-N, SE-NW, SW-NE), the first of each
+    // pair towards higher bits.
+    for (up, down) in [(0, 1), (2, 3), (4, 7), (5, 6)] {
+        let ends = (B::ray(sq, up) & !other).lowest() | (B::ray(sq, down) & !other).highest();
+        if !(ends & own).is_empty() {
+            found |= ends & empty;
+        }
+    }
+    found
 }
 
 /// Whether the legal moves of a position are flipping moves or, when there are none, placing moves.
@@ -464,7 +553,57 @@ impl<B: Bits> Board<B> {
 }
 
 /// Counts the move sequences of exactly `depth` moves (leaves counted in bulk at the last ply).
+///
+/// On x86-64 processors that have them (all from the last fifteen years), perft runs in a copy
+/// of the same code compiled for the bit-counting and bit-manipulation instructions (`popcnt`,
+/// `lzcnt`, `tzcnt`, `andn`, `blsi`, ...): the baseline x86-64 that the binary is built for
+/// counts the bits of a `u64` with a dozen instructions instead of one. The binary itself still
+/// runs on any x86-64 processor: the processor is asked at run time.
 pub fn perft<B: Bits>(board: &Board<B>, depth: u32) -> u64 {
+    #[cfg(target_arch = "x86_64")]
+    {
+        if has_bit_instructions() {
+            // SAFETY: the processor has every feature `perft_bit_instructions` is compiled for.
+            return unsafe { perft_bit_instructions(board, depth) };
+        }
+    }
+    perft_portable(board, depth)
+}
+
+/// Whether this processor has the instructions `perft_bit_instructions` is compiled for.
+#[cfg(target_arch = "x86_64")]
+fn has_bit_instructions() -> bool {
+    std::arch::is_x86_feature_detected!("popcnt")
+        && std::arch::is_x86_feature_detected!("lzcnt")
+        && std::arch::is_x86_feature_detected!("bmi1")
+        && std::arch::is_x86_feature_detected!("bmi2")
+}
+
+/// `perft` compiled for the bit instructions (every function it calls is inlined into it).
+///
+/// # Safety
+/// Only call this on a processor that has `popcnt`, `lzcnt`, `bmi1` and `bmi2`.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "popcnt,lzcnt,bmi1,bmi2")]
+unsafe fn perft_bit_instructions<B: Bits>(board: &Board<B>, depth: u32) -> u64 {
+    // SAFETY: the caller made sure of the features; recursing keeps them.
+    perft_node(board, depth, |child, d| unsafe {
+        perft_bit_instructions(child, d)
+    })
+}
+
+/// `perft` for any processor.
+fn perft_portable<B: Bits>(board: &Board<B>, depth: u32) -> u64 {
+    perft_node(board, depth, perft_portable)
+}
+
+/// One node of perft; `recurse` counts a child's subtree (it stays in the caller's compiled copy).
+#[inline(always)]
+fn perft_node<B: Bits>(
+    board: &Board<B>,
+    depth: u32,
+    recurse: impl Fn(&Board<B>, u32) -> u64,
+) -> u64 {
     match depth {
         0 => 1,
         1 => board.legal_moves().0.count() as u64,
@@ -479,7 +618,7 @@ pub fn perft<B: Bits>(board: &Board<B>, depth: u32) -> u64 {
                 };
                 let mut child = *board;
                 child.play_unchecked(sq, flipped);
-                nodes += perft(&child, depth - 1);
+                nodes += recurse(&child, depth - 1);
             }
             nodes
         }
@@ -488,7 +627,13 @@ pub fn perft<B: Bits>(board: &Board<B>, depth: u32) -> u64 {
 
 /// perft(2): the number of legal replies summed over the legal moves. Most of perft's time is
 /// spent here, so instead of building each child position it derives only what the reply count
-/// needs (the next seat's discs, the occupied and empty squares) from the move and its flips.
+/// needs from the move and its flips.
+///
+/// Most moves (nine in ten from the start position) flip no disc of the seat that replies. Then
+/// nothing changes for that seat but one more disc of another colour on the square played, so
+/// its replies are its flipping moves before the move, without that square, plus the moves that
+/// the new disc opens (`moves_through`): eight ray look-ups instead of a whole move generation.
+#[inline(always)]
 fn perft_two<B: Bits>(board: &Board<B>) -> u64 {
     let (moves, kind) = board.legal_moves();
     let mover = board.to_move as usize;
@@ -496,6 +641,9 @@ fn perft_two<B: Bits>(board: &Board<B>) -> u64 {
     let next = board.next_seat(board.to_move) as usize;
     let own = board.discs[mover];
     let other = board.occupied ^ own;
+    let next_own = board.discs[next];
+    let next_other = board.occupied ^ next_own;
+    let next_moves_before = flipping_moves(next_own, next_other, board.empty());
     let mut nodes = 0;
     let mut rest = moves;
     while !rest.is_empty() {
@@ -507,13 +655,17 @@ fn perft_two<B: Bits>(board: &Board<B>) -> u64 {
             MoveKind::Placing => B::ZERO,
         };
         let occupied = board.occupied | placed;
-        let next_own = if next == mover {
-            own | placed | flipped
-        } else {
-            board.discs[next] & !flipped
-        };
         let empty = board.playable & !occupied;
-        let replies = flipping_moves(next_own, occupied ^ next_own, empty);
+        let replies = if next != mover && (next_own & flipped).is_empty() {
+            (next_moves_before & !placed) | moves_through(next_own, next_other, empty, sq)
+        } else {
+            let next_own = if next == mover {
+                own | placed | flipped
+            } else {
+                next_own & !flipped
+            };
+            flipping_moves(next_own, occupied ^ next_own, empty)
+        };
         nodes += if replies.is_empty() {
             (empty & neighbours(occupied)).count()
         } else {
@@ -558,7 +710,34 @@ mod tests {
         assert_eq!((1u128 << 99 | 1 << 64 | 6).highest(), 1 << 99);
         assert_eq!((1u128 << 70 | 1 << 99).lowest(), 1 << 70);
         assert_eq!(0b1011u64.without_first(), 0b1010);
-        assert_eq!((1u128 << 80).minus_one().count(), 80);
+        assert_eq!((1u128 << 80).below().count(), 80);
+        assert_eq!((1u128 << 80).above().count(), 47);
+        assert_eq!((1u64 << 63).above(), 0);
+        assert_eq!((1u64 << 5).below(), 0b11111);
+        assert_eq!(0u64.below() | 0u64.above(), 0);
+        assert_eq!(0u128.below() | 0u128.above(), 0);
+        for n in [0, 1, 63, 64, 99, 127] {
+            assert_eq!((1u128 << n | 1).highest(), 1 << n);
+        }
+    }
+
+    #[test]
+    fn both_compiled_copies_of_perft_agree() {
+        use crate::rules::{BoardKind, Position, Rules};
+        for board in BoardKind::ALL {
+            for players in [3, 4] {
+                let pos = Position::new(Rules::new(players, board, false).unwrap());
+                let (small, large) = (pos.small_board(), pos.large_board());
+                for depth in 1..=5 {
+                    let (fast, portable) = match (small, large) {
+                        (Some(b), _) => (perft(b, depth), perft_portable(b, depth)),
+                        (_, Some(b)) => (perft(b, depth), perft_portable(b, depth)),
+                        _ => unreachable!(),
+                    };
+                    assert_eq!(fast, portable, "{board} {players} players depth {depth}");
+                }
+            }
+        }
     }
 
     #[test]

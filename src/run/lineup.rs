@@ -53,17 +53,20 @@ pub fn bot_spec(
 }
 
 /// A bot from words as a person gave them: one word is a BOT as `match` takes it (a command line
-/// split like a shell would, or `builtin:NAME`); several words are the argument list itself
-/// (`check-bot -- python3 my bot.py`).
+/// split like a shell would, or `builtin:NAME`); several words, or words that came after `--`
+/// (`as_given`), are the argument list itself (`check-bot -- python3 my bot.py`, `check-bot --
+/// "/opt/my bots/bot"`: one program, its path taken whole). `builtin:NAME` is a built-in bot
+/// either way.
 pub fn from_words(
     words: &[String],
+    as_given: bool,
     name: Option<&str>,
     exe: &Path,
     dir: Option<PathBuf>,
 ) -> Result<BotSpec, String> {
     match words {
         [] => Err("no command given".into()),
-        [word] => bot_spec(word, name, exe, dir),
+        [word] if !as_given || word.starts_with("builtin:") => bot_spec(word, name, exe, dir),
         _ => Ok(BotSpec {
             name: name.map_or_else(|| crate::names::command_name(words), str::to_string),
             command: words.to_vec(),

@@ -1,6 +1,11 @@
-//! The record file as the runner writes it: one complete line per game, written whole under a
-//! lock (several workers finish games at once) and forced to disk as each game ends, so that a
-//! crash or a `kill -9` never loses or damages a game already reported as finished.
+//! The record file as the runner writes it: one complete line per game, each written whole with
+//! a single write, and forced to disk before its game is reported as finished, so that a crash
+//! or a `kill -9` never loses or damages a game already reported as finished.
+//!
+//! The runner commits in groups (see `workers`): one thread writes the lines of the games that
+//! ended, then forces all of them to disk with one `fdatasync` (`sync`), and only then reports
+//! them. A game's line is serialised by the worker that played it (`Line::of`), so that the
+//! writer does nothing but write.
 
 use crate::record::{GameRecord, ScheduleRef, FORMAT};
 use std::collections::HashSet;
@@ -96,28 +101,59 @@ impl RecordFile {
 
     /// Appends one game as one line with a single write, then forces it to disk.
     pub fn append(&self, record: &GameRecord) -> std::io::Result<()> {
-        let mut line = Vec::with_capacity(8192);
-        serde_json::to_writer(&mut line, record)?;
-        line.push(b'\n');
-        {
-            let mut state = self
-                .state
-                .lock()
-                .map_err(|_| std::io::Error::other("a worker panicked while writing"))?;
-            if state.needs_newline {
-                line.insert(0, b'\n');
-            }
-            // A write that fails half-way (disk full, a file size limit) must not leave half a
-            // line: the next game appended, by this run or a later one, would be glued to it.
-            let before = state.file.metadata()?.len();
-            if let Err(e) = state.file.write_all(&line) {
-                let _ = state.file.set_len(before);
-                return Err(e);
-            }
-            state.needs_newline = false;
-            state.games += 1;
+        self.write(&Line::of(record)?)?;
+        self.sync()
+    }
+
+    /// Appends one game's line with a single write, without forcing it to disk: the game is not
+    /// safe until a `sync` after this write has returned. A write that fails leaves the file as
+    /// it was.
+    pub fn write(&self, line: &Line) -> std::io::Result<()> {
+        let mut state = self
+            .state
+            .lock()
+            .map_err(|_| std::io::Error::other("a worker panicked while writing"))?;
+        // A write that fails half-way (disk full, a file size limit) must not leave half a
+        // line: the next game appended, by this run or a later one, would be glued to it.
+        let before = state.file.metadata()?.len();
+        let written = if state.needs_newline {
+            let mut bytes = Vec::with_capacity(line.bytes.len() + 1);
+            bytes.push(b'\n');
+            bytes.extend_from_slice(&line.bytes);
+            state.file.write_all(&bytes)
+        } else {
+            state.file.write_all(&line.bytes)
+        };
+        if let Err(e) = written {
+            let _ = state.file.set_len(before);
+            return Err(e);
         }
+        state.needs_newline = false;
+        state.games += 1;
+        Ok(())
+    }
+
+    /// Forces every line written so far to disk. `fdatasync`, not `fsync`: an append changes
+    /// the file's size, which `fdatasync` writes too (the data could not be read back without
+    /// it), and it skips only what a reader does not need, such as the modification time.
+    /// Taken on a handle of its own, so that it holds no lock while the disk works.
+    pub fn sync(&self) -> std::io::Result<()> {
         self.sync.sync_data()
+    }
+}
+
+/// One game's record as the line the file will hold: serialised beforehand (by the worker that
+/// played the game, in parallel with the others) so that writing it is a single write.
+pub struct Line {
+    bytes: Vec<u8>,
+}
+
+impl Line {
+    pub fn of(record: &GameRecord) -> std::io::Result<Line> {
+        let mut bytes = Vec::with_capacity(8192);
+        serde_json::to_writer(&mut bytes, record)?;
+        bytes.push(b'\n');
+        Ok(Line { bytes })
     }
 }
 

@@ -8,9 +8,15 @@
 //! afresh for every deal with a seed drawn from the deal, so that their random choices do not
 //! depend on which worker played which deal before.
 //!
-//! Records are written by the worker that played the game, one whole line under a lock, and
-//! forced to disk before the game counts as done (see `records`). The workers print nothing:
-//! what happens becomes events (`events`), which the main thread hands to the run's sinks.
+//! Records are committed in groups. The worker that played a game serialises its record and
+//! hands it to the run's one writer thread, and goes on to its next game at once; the writer
+//! writes every line handed to it since its last sync, each whole with a single write, forces
+//! them all to disk with one sync, and only then reports those games as ended. So a worker never
+//! waits for the disk, one sync covers the games of every worker, and a game counts as done (the
+//! progress, the table, a sink's decision) only once the sync that covers it has returned: a
+//! `kill -9` loses only games not yet synced, which a resumed run plays again (see `records`).
+//! The workers print nothing: what happens becomes events (`events`), which the main thread
+//! hands to the run's sinks.
 //!
 //! A bot that never once answered `start` (a wrong path that starts an interpreter which exits
 //! at once) would lose every game it is in. The workers notice it in the first game it plays
@@ -21,6 +27,7 @@
 
 use super::events::{Event, Flow, SeatedBot, Sink};
 use super::plan::{BotSpec, Run, SilentBots};
+use super::records::{Line, RecordFile};
 use crate::connection::{shut_down_all, Connection};
 use crate::process::{interrupted, sweep_strays};
 use crate::record::{FaultKind, FaultRecord, GameRecord, MoveRecord, SeatRecord};
@@ -65,6 +72,16 @@ enum Message {
     WriteFailed(String),
 }
 
+/// A game to record, on its way from the worker that played it to the writer.
+struct ToWrite {
+    line: Line,
+    record: Box<GameRecord>,
+    bots: Vec<usize>,
+    /// Told once the game is reported, for a worker that waits for it (dropped untold when the
+    /// write fails).
+    reported: Option<mpsc::SyncSender<()>>,
+}
+
 /// State the workers share.
 struct Shared<'a> {
     run: &'a Run,
@@ -105,16 +122,30 @@ pub fn run(run: &Run, sinks: &mut [&mut dyn Sink]) -> Summary {
     let mut summary = Summary::default();
     let (tx, rx) = mpsc::channel::<Message>();
     std::thread::scope(|scope| {
+        // The writer runs until every worker has dropped its handle on it, so that every game
+        // handed to it, even on an interrupted run, is written and synced before the run ends.
+        // Without a writer (no records, or no thread to be had), each worker records its own
+        // games, one sync each.
+        let commit = run.record.as_ref().and_then(|file| {
+            let (commit, games) = mpsc::channel::<ToWrite>();
+            let (tx, shared) = (tx.clone(), &shared);
+            let spawned = std::thread::Builder::new()
+                .name("writer".into())
+                .spawn_scoped(scope, move || writer(file, games, shared, tx));
+            spawned.ok().map(|_| commit)
+        });
         for w in 0..run.concurrency.max(1) {
             let tx = tx.clone();
+            let commit = commit.clone();
             let shared = &shared;
             let spawned = std::thread::Builder::new()
                 .name(format!("worker-{w}"))
-                .spawn_scoped(scope, move || worker(shared, tx));
+                .spawn_scoped(scope, move || worker(shared, tx, commit));
             if let Err(e) = spawned {
                 crate::stderr_line!("multiversi: cannot start worker {w}: {e}");
             }
         }
+        drop(commit);
         drop(tx);
         loop {
             match rx.recv_timeout(Duration::from_millis(250)) {
@@ -149,6 +180,68 @@ pub fn run(run: &Run, sinks: &mut [&mut dyn Sink]) -> Summary {
     // Each shutdown swept after its bot; this catches anything left over from the whole run.
     sweep_strays(None);
     summary
+}
+
+/// The group commit: takes the games the workers hand over, and for each batch (every game
+/// waiting when the previous sync returned) writes their lines, syncs once and then reports them
+/// as ended. After a failed write or sync nothing more is written: the run stops, and the games
+/// of that batch and after it are not reported (a sync that failed may have left some on disk;
+/// a resumed run counts what the file holds).
+fn writer(
+    file: &RecordFile,
+    games: mpsc::Receiver<ToWrite>,
+    shared: &Shared,
+    tx: mpsc::Sender<Message>,
+) {
+    let mut failed = false;
+    let mut batch = Vec::new();
+    while let Ok(first) = games.recv() {
+        batch.push(first);
+        batch.extend(games.try_iter());
+        if failed {
+            batch.clear();
+            continue;
+        }
+        let mut error = None;
+        let mut written = 0;
+        for game in &batch {
+            if let Err(e) = file.write(&game.line) {
+                error = Some(format!(
+                    "{}: cannot write game {}: {e}",
+                    file.path().display(),
+                    game.record.game
+                ));
+                break;
+            }
+            written += 1;
+        }
+        if written > 0 {
+            if let Err(e) = file.sync() {
+                error = Some(format!(
+                    "{}: cannot force game {} to disk: {e}",
+                    file.path().display(),
+                    batch[written - 1].record.game
+                ));
+                written = 0;
+            }
+        }
+        for game in batch.drain(..).take(written) {
+            let _ = tx.send(Message::Event(Event::GameEnded {
+                record: game.record,
+                bots: game.bots,
+                recorded: true,
+            }));
+            if let Some(reported) = game.reported {
+                let _ = reported.send(());
+            }
+        }
+        batch.clear();
+        if let Some(message) = error {
+            failed = true;
+            shared.stop.store(true, Ordering::SeqCst);
+            let _ = tx.send(Message::WriteFailed(message));
+        }
+    }
 }
 
 /// Notes which bots answered `start` in a game just played, and finds the bots in it that
@@ -255,8 +348,9 @@ impl Observer for Relay {
     }
 }
 
-/// One worker: takes deals until none is left or the run stops.
-fn worker(shared: &Shared, tx: mpsc::Sender<Message>) {
+/// One worker: takes deals until none is left or the run stops. `commit` is the writer's queue,
+/// when the run has one.
+fn worker(shared: &Shared, tx: mpsc::Sender<Message>, commit: Option<mpsc::Sender<ToWrite>>) {
     let run = shared.run;
     let mut relay = Relay {
         tx: tx.clone(),
@@ -344,14 +438,52 @@ fn worker(shared: &Shared, tx: mpsc::Sender<Message>) {
                 }
             }
             if let Some(file) = run.record.as_ref().filter(|_| recorded) {
-                if let Err(e) = file.append(&record) {
+                let failed = |e: std::io::Error| {
                     let _ = tx.send(Message::WriteFailed(format!(
                         "{}: cannot write game {}: {e}",
                         file.path().display(),
                         record.game
                     )));
+                };
+                let Some(commit) = &commit else {
+                    // No writer thread: this worker records and syncs the game itself.
+                    if let Err(e) = file.append(&record) {
+                        failed(e);
+                        break;
+                    }
+                    relay.send(Event::GameEnded {
+                        record: Box::new(record),
+                        bots,
+                        recorded,
+                    });
+                    continue;
+                };
+                let line = match Line::of(&record) {
+                    Ok(line) => line,
+                    Err(e) => {
+                        failed(e);
+                        break;
+                    }
+                };
+                // The writer reports the game once it is on disk. A sink that draws the games
+                // move by move (`--show`, `--events`) sees a game's end before the next game of
+                // the same worker starts: the worker waits for the report.
+                let (reported, wait) = if shared.moves {
+                    let (tell, wait) = mpsc::sync_channel(1);
+                    (Some(tell), Some(wait))
+                } else {
+                    (None, None)
+                };
+                let game = ToWrite {
+                    line,
+                    record: Box::new(record),
+                    bots,
+                    reported,
+                };
+                if commit.send(game).is_err() || wait.is_some_and(|w| w.recv().is_err()) {
                     break;
                 }
+                continue;
             }
             relay.send(Event::GameEnded {
                 record: Box::new(record),

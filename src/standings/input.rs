@@ -79,7 +79,12 @@ pub fn read_files<W: Write>(
 }
 
 /// Writes a file through a temporary file in the same directory and a rename, so that a failure
-/// half-way never leaves a half-written report where the last good one was.
+/// half-way never leaves a half-written report where the last good one was. The temporary file's
+/// name is this writer's own (a tag drawn from the clock and the process id, and a count within
+/// the process): two writers of one file at once (the shards of a league finishing together in
+/// one directory, perhaps on two machines sharing it, where process ids can be the same) must
+/// not write into, or rename away, each other's temporary file; the last rename wins, and each
+/// file is whole.
 pub fn write_atomically(
     path: &Path,
     write: impl FnOnce(&mut dyn Write) -> std::io::Result<()>,
@@ -88,7 +93,10 @@ pub fn write_atomically(
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
-    let temp = path.with_file_name(format!(".{name}.tmp"));
+    static WRITES: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let count = WRITES.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let tag = crate::rng::Rng::fresh_seed();
+    let temp = path.with_file_name(format!(".{name}.tmp-{tag:016x}-{count}"));
     let cannot = |e: std::io::Error| {
         fail(
             exit::OUTPUT,
@@ -200,6 +208,30 @@ mod tests {
         });
         assert!(failed.is_err());
         assert_eq!(std::fs::read_to_string(&path).unwrap(), "first");
+        assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 1);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// Two writers of one file at once, as two shards of a league that finish together write the
+    /// standings of one directory: each writes its own temporary file, so neither finds its file
+    /// renamed away by the other ("No such file or directory"), and the file is one writer's whole.
+    #[test]
+    fn two_writers_of_one_file_at_once_both_succeed() {
+        let dir = temp("atomic-twice");
+        let path = dir.join("games.html");
+        let mut inner = None;
+        let outer = write_atomically(&path, |out| {
+            out.write_all(b"outer, first half; ")?;
+            // The other writer starts and finishes while this one is half-way.
+            inner = Some(write_atomically(&path, |o| o.write_all(b"inner, whole")));
+            out.write_all(b"outer, second half")
+        });
+        assert!(inner.unwrap().is_ok());
+        assert!(outer.is_ok(), "{outer:?}");
+        assert_eq!(
+            std::fs::read_to_string(&path).unwrap(),
+            "outer, first half; outer, second half"
+        );
         assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 1);
         std::fs::remove_dir_all(&dir).unwrap();
     }

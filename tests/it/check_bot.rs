@@ -348,9 +348,9 @@ fn a_crash_without_discs_fails_that_check_and_shows_the_traceback() {
         .contains("no discs of my own"));
     // It is started afresh and passes what it can do.
     assert_eq!(find(&report, "last-square")["passed"], true);
-    // In whole games the turn it crashed on is rebuilt from the record: a board without its
+    // In whole games the turn it crashed on is shown as it was sent: a board without its
     // colour, the seat it played.
-    let mut rebuilt = 0;
+    let mut shown = 0;
     for check in report["checks"].as_array().unwrap() {
         let id = check["id"].as_str().unwrap();
         if !id.starts_with("game-") || check["passed"] == true {
@@ -368,9 +368,9 @@ fn a_crash_without_discs_fails_that_check_and_shows_the_traceback() {
                 .all(|r| !r.as_str().unwrap().contains(mine)),
             "{id}: {turn}"
         );
-        rebuilt += 1;
+        shown += 1;
     }
-    assert!(rebuilt > 0, "{report:#}");
+    assert!(shown > 0, "{report:#}");
 }
 
 #[test]
@@ -598,4 +598,102 @@ fn a_bot_without_the_echo_passes_with_a_warning_that_says_why() {
     out.assert_code(0);
     assert_echoes(&report);
     assert_eq!(report["counts"]["warnings"], 0);
+}
+
+/// What the checklist shows as sent is what the bot was sent, byte for byte: in whole games too,
+/// where the referee plays the game (a turn rebuilt from the record showed `"last_move_ms":null`
+/// where the bot had received a number). And a hint that several failures share is given once.
+#[test]
+fn what_the_checklist_shows_as_sent_is_what_the_bot_received() {
+    let dir = temp_dir("check-bot-sent");
+    let received = dir.join("received");
+    // The slow bot behind `tee`, which keeps every line the bot reads.
+    let script = format!(
+        "tee -a {} | exec python3 {} slow 150",
+        shell_word(utf8(&received)),
+        shell_word(&broken_bot())
+    );
+    let out = multiversi("check-bot")
+        .args(&["--move-ms", "100", "--", "sh", "-c", &script])
+        .env_remove("PYTHONUNBUFFERED")
+        .run();
+    out.assert_code(1);
+    let text = out.stdout();
+    let lines: std::collections::HashSet<String> = std::fs::read_to_string(&received)
+        .unwrap()
+        .lines()
+        .map(String::from)
+        .collect();
+    let (mut whole_games, mut in_whole_game) = (0, false);
+    for line in text.lines() {
+        if !line.starts_with(' ') {
+            in_whole_game = line.starts_with("FAIL  whole game");
+        }
+        let Some(sent) = line.strip_prefix("        sent:   ") else {
+            continue;
+        };
+        if sent == "(end of input)" {
+            // Not a line: its stdin was closed (the exit check, failed on a busy machine).
+            continue;
+        }
+        assert!(
+            lines.contains(sent),
+            "shown as sent, never received: {sent}\n{text}"
+        );
+        let message: Value = serde_json::from_str(sent).unwrap();
+        if in_whole_game {
+            // The turn it was too slow for (from ply 40 on; earlier only if a busy machine made
+            // a quick answer late). After a move of its own (a seat's first turn is at the ply
+            // of its seat), that move's time was sent with it.
+            assert_eq!(message["type"], "turn", "{sent}");
+            if message["ply"].as_u64() > message["seat"].as_u64() {
+                assert!(message["last_move_ms"].is_number(), "{sent}");
+                whole_games += 1;
+            }
+        }
+    }
+    assert!(whole_games > 0, "{text}");
+    let hints: Vec<&str> = text
+        .lines()
+        .filter_map(|l| l.strip_prefix("        hint:   "))
+        .collect();
+    let pointers = hints
+        .iter()
+        .filter(|h| h.starts_with("the same as for"))
+        .count();
+    for hint in hints.iter().filter(|h| !h.starts_with("the same as for")) {
+        assert_eq!(
+            hints.iter().filter(|h| *h == hint).count(),
+            1,
+            "{hint}\n{text}"
+        );
+    }
+    assert!(pointers > 0, "several failures share a hint:\n{text}");
+}
+
+/// After `--`, one word is a program, taken whole: a path with a space is not split in two.
+#[test]
+fn a_program_path_with_a_space_after_dashes_is_taken_whole() {
+    let dir = temp_dir("check-bot-spaced").join("my bots");
+    std::fs::create_dir_all(&dir).unwrap();
+    let bot = dir.join("bot");
+    std::fs::write(
+        &bot,
+        format!(
+            "#!/bin/sh\nexec python3 {} never-ready\n",
+            shell_word(&broken_bot())
+        ),
+    )
+    .unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&bot, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let (out, report) = check(&["--startup-ms", "300"], &[utf8(&bot)]);
+    // It started (and then never said ready): not "cannot be started" (exit 4).
+    out.assert_code(1);
+    assert_eq!(
+        report["command"],
+        serde_json::json!([utf8(&bot)]),
+        "{report}"
+    );
+    assert_eq!(failed(&report)[0], "startup", "{report:#}");
 }

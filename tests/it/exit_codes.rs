@@ -101,3 +101,59 @@ fn a_record_write_that_fails_mid_match_exits_5_and_keeps_the_games_before() {
     assert_eq!(games.len(), 1);
     check_record(&games[0]);
 }
+
+/// `multiversi perft 7 | head -1`, and the like for every subcommand that prints: a reader that
+/// went away ends it quietly, with exit 0 and no "Broken pipe" — as other Unix tools do.
+#[test]
+fn every_subcommand_into_a_closed_pipe_ends_quietly() {
+    let records = temp_dir("exit-codes-closed-pipe").join("games.jsonl");
+    samples::write(&records, &samples::sample_games());
+    let records = utf8(&records);
+    let start = r#"{"type":"start","protocol":1,"game":"g","seat":0,"colour":"black","players":[{"seat":0,"colour":"black","name":"a"},{"seat":1,"colour":"white","name":"b"},{"seat":2,"colour":"red","name":"c"}],"rules":{"players":3,"board":"8x8","anti":false,"blocked":[]},"size":8,"rows":["........","........","........","...BW...","...NR...","........","........","........"],"time":{"move_ms":500,"clock_ms":null,"increment_ms":0,"startup_ms":10000}}"#;
+    let cases: Vec<(&str, Vec<&str>, String)> = vec![
+        ("perft", vec!["5"], String::new()),
+        ("league", vec!["--example"], String::new()),
+        ("bot", vec!["random"], format!("{start}\n")),
+        ("replay", vec![records, "--verify"], String::new()),
+        ("replay", vec![records, "--ply", "3"], String::new()),
+        ("standings", vec![records], String::new()),
+        ("perft", vec!["--help"], String::new()),
+        (
+            "match",
+            vec!["builtin:random", "builtin:random", "builtin:random"],
+            String::new(),
+        ),
+    ];
+    for (subcommand, args, stdin) in cases {
+        let out = multiversi(subcommand)
+            .args(&args)
+            .stdin(stdin)
+            .stdout_to(closed_pipe())
+            .run();
+        let err = out.stderr();
+        assert_eq!(out.code(), Some(0), "{subcommand} {args:?}: {err}");
+        for noise in ["Broken pipe", "panicked", "error"] {
+            assert!(!err.contains(noise), "{subcommand} {args:?}: {err}");
+        }
+    }
+}
+
+/// Output that cannot be written for another reason than a reader gone is an output failure
+/// (exit 5) that says so, not a wrong option (exit 2).
+#[test]
+fn output_to_a_full_disk_is_exit_5() {
+    let full = || {
+        std::fs::OpenOptions::new()
+            .write(true)
+            .open("/dev/full")
+            .unwrap()
+    };
+    let out = multiversi("perft").arg("3").stdout_to(full()).run();
+    out.assert_code(5);
+    out.assert_stderr_has("multiversi: cannot write output: No space left on device");
+    let out = multiversi("league")
+        .arg("--example")
+        .stdout_to(full())
+        .run();
+    out.assert_code(5);
+}

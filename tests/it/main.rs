@@ -2,10 +2,12 @@
 //! `support/`, through which every test runs the multiversi binary.
 
 mod agreement;
+mod bench;
 mod bots;
 mod check_bot;
 mod cli;
 mod cluster;
+mod docs;
 mod exit_codes;
 mod fault_kinds;
 mod faults;

@@ -140,6 +140,54 @@ fn events_stream_is_json_lines() {
     assert!(out.stderr().contains("  a b c d e f g h"));
 }
 
+/// Records are committed in groups by one writer, but a game is reported ended (here: its
+/// `game_end` event, read live) only once its line is in the record file; each game once.
+#[test]
+fn a_game_is_reported_ended_only_once_its_record_is_in_the_file() {
+    use std::io::BufRead;
+    let dir = temp_dir("match-commit");
+    let record = dir.join("games.jsonl");
+    let bot = bot_cmd(&[env!("CARGO_BIN_EXE_multiversi"), "bench-bot"]);
+    let (reader, writer) = pipe();
+    let mut child = multiversi("match")
+        .args(&[&bot, &bot, &bot, &bot, "--games", "48", "--seed", "5"])
+        .args(&["--concurrency", "2", "--events"])
+        .record(&record)
+        .stdout_to(writer)
+        .spawn();
+    let ids_in_file = || -> Vec<String> {
+        let text = std::fs::read_to_string(&record).unwrap_or_default();
+        text.lines()
+            .map(|l| {
+                serde_json::from_str::<GameRecord>(l)
+                    .expect("a whole record")
+                    .game
+            })
+            .collect()
+    };
+    let mut ended = Vec::new();
+    for line in std::io::BufReader::new(std::fs::File::from(reader)).lines() {
+        let event: serde_json::Value = serde_json::from_str(&line.unwrap()).unwrap();
+        if event["type"] == "game_end" {
+            let game = event["game"].as_str().unwrap().to_string();
+            assert!(
+                ids_in_file().contains(&game),
+                "game {game} reported ended before its record was in the file"
+            );
+            ended.push(game);
+        }
+    }
+    assert!(child.wait().success());
+    let mut recorded = ids_in_file();
+    assert_eq!(recorded.len(), 48);
+    recorded.sort();
+    ended.sort();
+    assert_eq!(
+        recorded, ended,
+        "every game recorded once and reported once"
+    );
+}
+
 #[test]
 fn without_bots_four_built_in_bots_play() {
     let dir = temp_dir("default");

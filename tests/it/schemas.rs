@@ -7,9 +7,9 @@
 
 use crate::support::*;
 use serde_json::{json, Value};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
-fn load(path: &str) -> Value {
+pub(crate) fn load(path: &str) -> Value {
     let full = Path::new(env!("CARGO_MANIFEST_DIR")).join(path);
     let text = std::fs::read_to_string(&full).expect("schema file");
     let schema: Value = serde_json::from_str(&text).expect("schema is JSON");
@@ -36,7 +36,7 @@ fn closed(schema: &Value) -> Value {
 }
 
 /// Validates `value` against `schema` (closed); returns every error, one per line.
-fn check(value: &Value, schema: &Value) -> Result<(), String> {
+pub(crate) fn check(value: &Value, schema: &Value) -> Result<(), String> {
     let validator = jsonschema::validator_for(&closed(schema)).expect("the schema compiles");
     let errors: Vec<String> = validator
         .iter_errors(value)
@@ -49,12 +49,13 @@ fn check(value: &Value, schema: &Value) -> Result<(), String> {
     }
 }
 
-#[test]
-fn messages_and_records_match_their_schemas() {
-    let dir = temp_dir("schemas");
+/// A real match in `dir` with `options`: a built-in bot behind `tee` in seat 0, to see both
+/// directions of its pipes, and a bot that plays an illegal move at its third turn, so that the
+/// records hold a fault. Returns the files of what the spied bot read, what it wrote, and the
+/// records.
+pub(crate) fn spied_match(dir: &Path, options: &[&str]) -> (PathBuf, PathBuf, PathBuf) {
     let (input, output, record) = (dir.join("in"), dir.join("out"), dir.join("games.jsonl"));
     let exe = env!("CARGO_BIN_EXE_multiversi");
-    // A built-in bot behind `tee`, to see both directions of its pipes.
     let script = format!(
         "tee -a {} | {} bot greedy | tee -a {}",
         shell_word(utf8(&input)),
@@ -65,11 +66,20 @@ fn messages_and_records_match_their_schemas() {
     let pids = dir.join("pids");
     let illegal = bot_cmd(&["python3", &test_bot("bad.py"), utf8(&pids), "illegal", "3"]);
     multiversi("match")
-        .args(&[
-            &spy,
-            &illegal,
-            "builtin:random",
-            "builtin:greedy",
+        .args(&[&spy, &illegal, "builtin:random", "builtin:greedy"])
+        .args(options)
+        .record(&record)
+        .ok();
+    assert_no_process_left(&pids);
+    (input, output, record)
+}
+
+#[test]
+fn messages_and_records_match_their_schemas() {
+    let dir = temp_dir("schemas");
+    let (input, output, record) = spied_match(
+        &dir,
+        &[
             "--games",
             "2",
             "--clock-ms",
@@ -78,10 +88,8 @@ fn messages_and_records_match_their_schemas() {
             "10",
             "--blocked",
             "b2",
-        ])
-        .record(&record)
-        .ok();
-    assert_no_process_left(&dir.join("pids"));
+        ],
+    );
     let mut seen = std::collections::BTreeSet::new();
     for file in [&input, &output] {
         for line in std::fs::read_to_string(file).unwrap().lines() {

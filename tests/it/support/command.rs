@@ -17,9 +17,11 @@ use wait_timeout::ChildExt;
 /// test's run needs on a machine loaded well past its cores, so only a hang reaches it.
 const PATIENCE: Duration = Duration::from_secs(600);
 
-/// A command line of the multiversi binary, to be run once.
+/// A command line of the multiversi binary (or of a script that runs it), to be run once.
 pub struct TestCommand {
     command: Command,
+    /// The program, for messages.
+    program: String,
     /// The words after the program, for messages.
     words: Vec<OsString>,
     stdin: Option<Vec<u8>>,
@@ -34,10 +36,23 @@ pub fn multiversi(subcommand: &str) -> TestCommand {
     TestCommand::new(Command::new(env!("CARGO_BIN_EXE_multiversi"))).arg(subcommand)
 }
 
+/// `bash bench/NAME.sh --quick`, run from the repository root: a benchmark script in its quick
+/// mode, measuring the binary built for these tests (`BIN`) instead of building its own.
+pub fn bench_quick(name: &str) -> TestCommand {
+    let mut command = Command::new("bash");
+    command
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .env("BIN", env!("CARGO_BIN_EXE_multiversi"));
+    let mut test = TestCommand::new(command);
+    test.program = "bash".into();
+    test.arg(format!("bench/{name}.sh")).arg("--quick")
+}
+
 impl TestCommand {
     fn new(command: Command) -> TestCommand {
         TestCommand {
             command,
+            program: "multiversi".into(),
             words: Vec::new(),
             stdin: None,
             stdin_set: false,
@@ -153,7 +168,7 @@ impl TestCommand {
 
     /// The command line as a person would type it, for messages.
     fn shown(&self) -> String {
-        let mut line = String::from("multiversi");
+        let mut line = self.program.clone();
         for word in &self.words {
             line.push(' ');
             line.push_str(&shell_word(&word.to_string_lossy()));
@@ -439,7 +454,7 @@ fn shown_output(stdout: &[u8], stderr: &[u8]) -> String {
 
 /// A pipe: its reading end, its writing end. Close-on-exec keeps both out of the children other
 /// tests start meanwhile (a descriptor given to a child as its stdio is dup'ed without the flag).
-fn pipe() -> (OwnedFd, OwnedFd) {
+pub fn pipe() -> (OwnedFd, OwnedFd) {
     let mut fds = [-1; 2];
     // SAFETY: pipe2 writes two descriptors into the array.
     let rc = unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) };

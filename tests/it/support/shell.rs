@@ -6,18 +6,11 @@
 use std::path::Path;
 
 /// A word as a POSIX shell reads it back as itself: unchanged when it is plain, else in single
-/// quotes (a quote inside as `'\''`). The plain characters are those multiversi leaves unquoted in
-/// the command lines it suggests, so a test can expect those lines exactly.
+/// quotes. It is multiversi's own quoting (`explain::shell_quote`, for the command lines it
+/// suggests), so that a test can expect those lines exactly; `quoted_words_split_back_into_themselves`
+/// checks that it round-trips.
 pub fn shell_word(word: &str) -> String {
-    let plain = !word.is_empty()
-        && word
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || "-_./:=+,@%".contains(c));
-    if plain {
-        word.to_string()
-    } else {
-        format!("'{}'", word.replace('\'', r"'\''"))
-    }
+    multiversi::explain::shell_quote(word)
 }
 
 /// One bot command line (one BOT argument, one `command` of a league config) from its words,

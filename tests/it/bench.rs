@@ -1,0 +1,134 @@
+//! The benchmark scripts of `bench/`, each in its quick mode (tiny sizes, seconds): a script that
+//! breaks (a column of the table it reads moved, an option it passes is gone) fails here rather
+//! than on the day someone measures with it. Nothing here asserts a speed: only that each script
+//! runs to its end, finds no fault where it expects none, and prints every figure it promises.
+
+use crate::support::*;
+use std::path::PathBuf;
+use std::process::Command;
+
+/// The lines of `text` that contain `needle`.
+fn lines_with<'a>(text: &'a str, needle: &str) -> Vec<&'a str> {
+    text.lines().filter(|l| l.contains(needle)).collect()
+}
+
+#[test]
+fn perft_bench_measures_every_board_against_the_anchor() {
+    let run = bench_quick("perft").ok();
+    let out = run.stdout();
+    for row in [
+        "| anchor: 2-player Othello, C | 7 | ",
+        "| multiversi, 4 players, 8x8 | 1-6 | ",
+        "| multiversi, 4 players, 10x10 | 1-5 | ",
+        "| multiversi, 4 players, octagon | 1-5 | ",
+    ] {
+        assert_eq!(
+            lines_with(&out, row).len(),
+            1,
+            "{row:?}\n{}",
+            run.describe()
+        );
+    }
+    // The leaves are the real perft counts, summed over the depths multiversi prints.
+    let leaves = |row: &str| {
+        lines_with(&out, row)[0]
+            .split('|')
+            .nth(3)
+            .unwrap()
+            .trim()
+            .to_string()
+    };
+    assert_eq!(leaves("| anchor"), "55092", "{}", run.describe());
+    assert_eq!(leaves("8x8"), "53106", "{}", run.describe());
+    run.assert_stdout_has("machine: ");
+}
+
+#[test]
+fn referee_bench_prints_the_cost_per_move_games_per_second_and_flag_latency() {
+    let run = bench_quick("referee").ok();
+    let out = run.stdout();
+    let rounds = out.lines().filter(|l| l.starts_with("round ")).count();
+    assert_eq!(rounds, 2, "{}", run.describe());
+    run.assert_stdout_has("per-move cost, 4 instant bots on 8x8, 10 games per round: median");
+    run.assert_stdout_has("random x4, 8x8, bots kept alive: 20 games in");
+    run.assert_stdout_has("random x4, 8x8, bots restarted per game: 4 games in");
+    run.assert_stdout_has("hung bot flagged after its 100 ms deadline, 3 trials: p50");
+}
+
+#[test]
+fn league_bench_prints_both_concurrencies_with_and_without_records_and_the_peak_memory() {
+    // The binary under test as its own baseline: the before-and-after tables are printed too.
+    let run = bench_quick("league")
+        .env("BASELINE", env!("CARGO_BIN_EXE_multiversi"))
+        .ok();
+    let out = run.stdout();
+    // Each program: league, match and match --record, at concurrency 1 and 2.
+    let rounds = out.lines().filter(|l| l.starts_with("round 1: ")).count();
+    assert_eq!(rounds, 12, "{}", run.describe());
+    for program in ["new", "baseline"] {
+        for figure in ["league", "match", "match --record"] {
+            let row = format!("| {program} | {figure}, instant bots, 8x8, 4 players | ");
+            assert_eq!(
+                lines_with(&out, &row).len(),
+                1,
+                "{row:?}\n{}",
+                run.describe()
+            );
+        }
+        run.assert_stdout_has(&format!("| {program} | match, instant bots | "));
+        run.assert_stdout_has(&format!(
+            "{program}: peak RSS of the referee over a 360-game league: "
+        ));
+    }
+    run.assert_stdout_has("| match --record | ");
+}
+
+#[test]
+fn strength_bench_plays_every_matchup_and_tabulates_it() {
+    let run = bench_quick("strength").ok();
+    let out = run.stdout();
+    let rows: Vec<&str> = out
+        .lines()
+        .filter(|l| l.starts_with("| ") && !l.starts_with("| matchup"))
+        .collect();
+    assert!(rows.len() >= 20, "{}", run.describe());
+    for row in rows {
+        // One game a matchup, at the quick mode's 10 ms per move.
+        assert!(
+            row.contains(", 10 ms per move | 1 | "),
+            "{row:?}\n{}",
+            run.describe()
+        );
+    }
+}
+
+/// `examples/sprt.rs`, built by cargo next to the binary under test (`cargo test` builds the
+/// examples anyway; `cargo test --test it` does not).
+fn sprt_example() -> PathBuf {
+    let exe = PathBuf::from(env!("CARGO_BIN_EXE_multiversi"));
+    let dir = exe.parent().expect("the binary is in a directory");
+    let profile = match dir.file_name().and_then(|n| n.to_str()) {
+        Some("debug") | None => "dev".to_string(),
+        Some(other) => other.to_string(),
+    };
+    let status = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()))
+        .args([
+            "build",
+            "--quiet",
+            "--example",
+            "sprt",
+            "--profile",
+            &profile,
+        ])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .status()
+        .expect("cargo runs");
+    assert!(status.success(), "cargo build --example sprt: {status}");
+    dir.join("examples/sprt")
+}
+
+#[test]
+fn sprt_bench_prints_its_simulated_table() {
+    let run = bench_quick("sprt").env("SPRT", sprt_example()).ok();
+    run.assert_stdout_has("machine: ");
+}
