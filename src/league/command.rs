@@ -101,6 +101,9 @@ pub struct Place<'a> {
     pub shard: Option<(u32, u32)>,
     pub concurrency: Option<usize>,
     pub dry_run: bool,
+    /// Where remote bots connect (`--listen`), and how long a game waits for one.
+    pub listen: Option<String>,
+    pub remote_wait: f64,
 }
 
 /// Takes an exclusive lock on a league's record file, held until the returned handle is
@@ -289,6 +292,8 @@ pub fn run_league(args: &LeagueArgs) -> Result<()> {
         shard,
         concurrency: args.concurrency,
         dry_run: args.dry_run,
+        listen: args.listen.clone(),
+        remote_wait: args.remote_wait,
     };
     play_config(&config, &place)
 }
@@ -334,8 +339,8 @@ pub fn play_config(config: &LeagueConfig, place: &Place) -> Result<()> {
     let remote_bots: Vec<usize> = (0..config.bots.len())
         .filter(|&i| config.bots[i].remote.is_some())
         .collect();
-    match (&args.listen, remote_bots.first()) {
-        (None, Some(&first)) if !args.dry_run => {
+    match (&place.listen, remote_bots.first()) {
+        (None, Some(&first)) if !place.dry_run => {
             return Err(fail(
                 exit::USAGE,
                 format!(
@@ -354,12 +359,12 @@ pub fn play_config(config: &LeagueConfig, place: &Place) -> Result<()> {
         }
         _ => {}
     }
-    if !(args.remote_wait.is_finite() && (0.0..=86400.0).contains(&args.remote_wait)) {
+    if !(place.remote_wait.is_finite() && (0.0..=86400.0).contains(&place.remote_wait)) {
         return Err(fail(
             exit::USAGE,
             format!(
                 "--remote-wait {}: give a number of seconds from 0 to 86400",
-                args.remote_wait
+                place.remote_wait
             ),
         ));
     }
@@ -389,6 +394,15 @@ pub fn play_config(config: &LeagueConfig, place: &Place) -> Result<()> {
     }
 
     if config.format == "sprt" {
+        if let Some(&first) = remote_bots.first() {
+            return Err(fail(
+                exit::USAGE,
+                format!(
+                    "bot {} is remote: a sequential test plays only bots it starts itself",
+                    config.bots[first].name
+                ),
+            ));
+        }
         return super::sprt::run(config, place, bots, left_out);
     }
     let all = shape(config).deals();
@@ -456,13 +470,13 @@ pub fn play_config(config: &LeagueConfig, place: &Place) -> Result<()> {
         )
     })?;
     set_logs(&mut bots, &logs, false)?;
-    let mut lobby = match &args.listen {
+    let mut lobby = match &place.listen {
         Some(address) => Some(listen(
             address,
-            &config,
+            config,
             &remote_bots,
             concurrency,
-            Duration::from_secs_f64(args.remote_wait),
+            Duration::from_secs_f64(place.remote_wait),
             &out,
         )?),
         None => None,

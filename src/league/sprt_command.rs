@@ -184,6 +184,7 @@ impl SprtArgs {
                 command: command.clone(),
                 cwd,
                 env: BTreeMap::new(),
+                remote: None,
             })
             .collect();
         // A 4-player table needs two field bots: one given plays in both seats, under two names.
@@ -309,6 +310,8 @@ pub fn run(args: &SprtArgs) -> Result<()> {
         shard,
         concurrency: args.concurrency,
         dry_run: args.dry_run,
+        listen: None,
+        remote_wait: 0.0,
     };
     play_config(&config, &place)
 }
