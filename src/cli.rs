@@ -37,6 +37,11 @@ pub enum Command {
     Replay(crate::replay::ReplayArgs),
     /// Standings and ratings from record files (see README, "Standings and ratings").
     Standings(crate::standings::command::StandingsArgs),
+    /// Play in a league over the network: run your bot here, relayed to the league's server
+    /// (README, "Bots over the network"): multiversi connect HOST:PORT --token-file F -- COMMAND
+    Connect(crate::connect::ConnectArgs),
+    /// Print a fresh token for a remote bot and the config lines that hold its hash.
+    Token(crate::connect::TokenArgs),
     /// The benchmark's instant bot (first legal move, no JSON parsing); see bench/referee.sh.
     #[command(hide = true)]
     BenchBot,
@@ -117,6 +122,8 @@ pub fn run(cli: Cli) -> Result<()> {
         }
         Command::Replay(args) => crate::replay::run(&args),
         Command::Standings(args) => crate::standings::command::run(&args),
+        Command::Connect(args) => crate::connect::run_connect(&args),
+        Command::Token(args) => crate::connect::run_token(&args),
         Command::BenchBot => {
             crate::bots::serve::serve_instant().map_err(|e| fail(exit::BAD_INPUT, e))
         }
@@ -150,8 +157,10 @@ pub fn main() -> i32 {
             };
         }
     };
-    if let Command::CheckBot(args) = &mut cli.command {
-        args.after_dashes = after_dashes(&raw, &args.command);
+    match &mut cli.command {
+        Command::CheckBot(args) => args.after_dashes = after_dashes(&raw, &args.command),
+        Command::Connect(args) => args.after_dashes = after_dashes(&raw, &args.command),
+        _ => {}
     }
     // A panic is a bug: the default hook has printed where, and the exit code says "internal
     // error" rather than Rust's 101, which no table of ours explains.

@@ -9,6 +9,7 @@
 pub mod bots;
 pub mod checkbot;
 pub mod cli;
+pub mod connect;
 pub mod connection;
 pub mod exit;
 pub mod explain;
@@ -23,6 +24,7 @@ pub mod procfs;
 pub mod protocol;
 pub mod record;
 pub mod referee;
+pub mod remote;
 pub mod replay;
 pub mod reporters;
 pub mod rng;

@@ -3,17 +3,22 @@
 //! that check-bot predicts exactly what a match will do with a bot: the same deadlines, the same
 //! line cap, the same parser, the same words for each fault.
 //!
-//! Below it is the transport — today a local process (`crate::process::BotProcess`); nothing
-//! above this module touches the process, so another transport (a bot reached over a network
-//! connection) plugs in here without the referee changing.
+//! Below it is the transport: a local process (`crate::process::BotProcess`) or a network
+//! connection to a bot on its owner's machine (`crate::remote::RemoteBot`). Nothing above this
+//! module touches either; both are read through the same `crate::process::Wire`, so a remote
+//! bot's lines meet the same cap and deadlines, and are judged here by the same functions,
+//! with the same fault kinds. Only the words differ where the transport does: a connection
+//! that broke is told from a bot that ended, and a remote bot's timeout says that the time
+//! was measured at the referee, network included.
 //!
 //! What it does not decide: whether a move is legal (the rules' one legality gate,
 //! `Position::play`, does), and what a fault costs (the referee's policy).
 
 use crate::limits::Limits;
-use crate::process::{describe_status, BotLog, BotProcess, Received};
+use crate::process::{describe_status, BotLog, BotProcess, Received, Wire};
 use crate::protocol::{fault_text, parse_reply, truncate, Reply, MAX_LINE_BYTES};
 use crate::record::{FaultKind, ReadyInfo};
+use crate::remote::{RemoteBot, RemoteRef};
 use crate::rules::Square;
 use std::path::PathBuf;
 use std::process::ExitStatus;
@@ -40,6 +45,8 @@ pub struct BotSpec {
     pub log: Option<BotLog>,
     /// OS limits and environment it runs under.
     pub limits: Limits,
+    /// A bot over the network: the lobby it connects to, instead of a command to start.
+    pub remote: Option<RemoteRef>,
 }
 
 /// A fault as the connection judges it: its kind, the detail in the referee's words (which
@@ -70,11 +77,69 @@ impl Fault {
 /// next, or a fault.
 pub type MoveAnswer = Result<Square, Fault>;
 
-/// One bot of a run: how to start it and, while it runs, its process.
+/// How a running bot is reached.
+enum Transport {
+    Local(BotProcess),
+    Remote(RemoteBot),
+}
+
+impl Transport {
+    fn wire(&self) -> &Wire {
+        match self {
+            Transport::Local(p) => p.wire(),
+            Transport::Remote(r) => r.wire(),
+        }
+    }
+
+    fn wire_mut(&mut self) -> &mut Wire {
+        match self {
+            Transport::Local(p) => p.wire_mut(),
+            Transport::Remote(r) => r.wire_mut(),
+        }
+    }
+
+    fn log_note(&self, note: &str) {
+        self.wire().log_note(note);
+    }
+
+    /// Whether the bot has ended: a process that exited (not reaped), a connection closed.
+    fn ended(&mut self) -> bool {
+        match self {
+            Transport::Local(p) => p.try_status().is_some(),
+            Transport::Remote(r) => r.ended(),
+        }
+    }
+
+    /// Ends it at once: a process group killed, a connection cut.
+    fn kill(self) {
+        match self {
+            Transport::Local(p) => {
+                p.kill();
+            }
+            Transport::Remote(mut r) => r.disconnect(),
+        }
+    }
+
+    fn local(&self) -> Option<&BotProcess> {
+        match self {
+            Transport::Local(p) => Some(p),
+            Transport::Remote(_) => None,
+        }
+    }
+
+    fn local_mut(&mut self) -> Option<&mut BotProcess> {
+        match self {
+            Transport::Local(p) => Some(p),
+            Transport::Remote(_) => None,
+        }
+    }
+}
+
+/// One bot of a run: how to start it and, while it runs, its process or connection.
 pub struct Connection {
     pub spec: BotSpec,
     /// None before the first start and after a fault.
-    process: Option<BotProcess>,
+    process: Option<Transport>,
     /// The last line written to the running process, byte for byte: what `check-bot` shows as
     /// sent for a failed exchange inside a game the referee played (a rebuilt line would differ).
     last_sent: Vec<u8>,
@@ -89,6 +154,11 @@ impl Connection {
         }
     }
 
+    /// Whether the bot plays over the network.
+    pub fn is_remote(&self) -> bool {
+        self.spec.remote.is_some()
+    }
+
     pub fn name(&self) -> &str {
         &self.spec.name
     }
@@ -99,39 +169,53 @@ impl Connection {
 
     /// The process id of the running bot, to tell one process from the next.
     pub fn pid(&self) -> Option<u32> {
-        self.process.as_ref().map(BotProcess::pid)
+        self.process
+            .as_ref()
+            .and_then(Transport::local)
+            .map(BotProcess::pid)
     }
 
     /// Starts the bot if it is not running (first game, or after a fault stopped it). A bot kept
-    /// alive that exited between games is started afresh, like one that faulted.
+    /// alive that exited between games is started afresh, like one that faulted. A remote bot
+    /// is "started" by taking one of its waiting connections, waiting for one up to the
+    /// lobby's limit (see `crate::remote::Remotes::take`).
     pub fn ensure_started(&mut self) -> std::io::Result<()> {
         if let Some(mut process) = self.process.take() {
-            if process.try_status().is_none() {
+            if !process.ended() {
                 self.process = Some(process);
             } else {
-                process.log_note("exited between games: starting it again");
+                process.log_note(match process {
+                    Transport::Local(_) => "exited between games: starting it again",
+                    Transport::Remote(_) => {
+                        "closed its connection between games: taking a new connection"
+                    }
+                });
                 process.kill();
             }
         }
         if self.process.is_none() {
             // A new process has been sent nothing yet.
             self.last_sent.clear();
-            self.process = Some(BotProcess::spawn_limited(
-                &self.spec.argv,
-                self.spec.dir.as_deref(),
-                &self.spec.env,
-                self.spec.log.clone(),
-                &self.spec.limits,
-            )?);
+            self.process = Some(match &self.spec.remote {
+                Some(remote) => {
+                    Transport::Remote(remote.remotes.take(remote.bot, self.spec.log.clone())?)
+                }
+                None => Transport::Local(BotProcess::spawn_limited(
+                    &self.spec.argv,
+                    self.spec.dir.as_deref(),
+                    &self.spec.env,
+                    self.spec.log.clone(),
+                    &self.spec.limits,
+                )?),
+            });
         }
         Ok(())
     }
 
-    /// Whether the running bot has exited (not reaped: see `BotProcess::try_status`).
+    /// Whether the running bot has exited (not reaped: see `BotProcess::try_status`), or its
+    /// connection closed.
     pub fn has_exited(&mut self) -> bool {
-        self.process
-            .as_mut()
-            .is_some_and(|p| p.try_status().is_some())
+        self.process.as_mut().is_some_and(Transport::ended)
     }
 
     /// Stops the running bot at once (its group is killed), noting why in its log.
@@ -146,14 +230,16 @@ impl Connection {
     pub fn begin_game(&mut self, note: &str) {
         if let Some(p) = self.process.as_mut() {
             p.log_note(note);
-            p.begin_game_limits();
+            if let Some(p) = p.local_mut() {
+                p.begin_game_limits();
+            }
         }
     }
 
     /// Writes a message line to the bot (never blocks: what the pipe does not take waits).
     pub fn send(&mut self, line: &[u8]) {
         if let Some(p) = self.process.as_mut() {
-            p.send(line);
+            p.wire_mut().send(line);
             self.last_sent.clear();
             self.last_sent.extend_from_slice(line);
         }
@@ -170,21 +256,21 @@ impl Connection {
     pub fn has_news(&self) -> bool {
         self.process
             .as_ref()
-            .map_or(true, |p| p.has_news(MAX_LINE_BYTES))
+            .map_or(true, |p| p.wire().has_news(MAX_LINE_BYTES))
     }
 
     /// Whether the bot has written anything that reading would return now (a running bot only).
     pub fn has_output(&self) -> bool {
         self.process
             .as_ref()
-            .is_some_and(|p| p.has_news(MAX_LINE_BYTES))
+            .is_some_and(|p| p.wire().has_news(MAX_LINE_BYTES))
     }
 
     /// What a bot kept alive from the last game has written since, when it owed nothing: a
     /// `malformed` fault for the game about to start. The end of its output is not a fault: the
     /// bot is started afresh for the new game.
     pub fn between_games(&mut self) -> Option<Fault> {
-        let p = self.process.as_mut()?;
+        let p = self.process.as_mut()?.wire_mut();
         p.poll_now();
         if !p.has_news(MAX_LINE_BYTES) || p.output_ended() {
             return None;
@@ -210,7 +296,7 @@ impl Connection {
         if !self.has_output() {
             return None;
         }
-        let p = self.process.as_mut()?;
+        let p = self.process.as_mut()?.wire_mut();
         Some(match p.recv_line(Instant::now(), MAX_LINE_BYTES) {
             Received::Line(line, _) => Fault::malformed("sent a line when no reply was due", &line),
             Received::TooLong(prefix) => Fault::malformed(
@@ -241,7 +327,7 @@ impl Connection {
     /// not running has ended its output.
     pub fn receive(&mut self, deadline: Instant) -> Received {
         match self.process.as_mut() {
-            Some(p) => p.recv_line(deadline, MAX_LINE_BYTES),
+            Some(p) => p.wire_mut().recv_line(deadline, MAX_LINE_BYTES),
             None => Received::Eof,
         }
     }
@@ -265,12 +351,21 @@ impl Connection {
             Received::Timeout => {
                 // A bot that died while a helper of its own still holds its stdout open shows
                 // no end of output: its silence is a crash, and the record says so.
-                match self.process.as_mut().and_then(|p| p.try_status()) {
+                let local = self.process.as_mut().and_then(Transport::local_mut);
+                match local.and_then(|p| p.try_status()) {
                     Some(status) => Err(Fault::new(
                         FaultKind::Crash,
                         format!(
                             "exited ({}) while another process kept its output open",
                             describe_status(Some(status))
+                        ),
+                        None,
+                    )),
+                    None if self.is_remote() => Err(Fault::new(
+                        FaultKind::Timeout,
+                        format!(
+                            "no {what} within {limit_ms} ms (a remote bot: the time is measured \
+                             at the referee, network included, and its connection is still open)"
                         ),
                         None,
                     )),
@@ -303,6 +398,7 @@ impl Connection {
     pub fn cpu_limit_reached(&self, line: &[u8]) -> Option<Fault> {
         self.process
             .as_ref()
+            .and_then(Transport::local)
             .is_some_and(BotProcess::cpu_limit_reached)
             .then(|| {
                 Fault::new(
@@ -315,9 +411,13 @@ impl Connection {
 
     /// How a bot's output ended, for a crash fault: its exit status if it exited, in a moment.
     fn describe_end(&mut self) -> String {
+        if let Some(Transport::Remote(r)) = &self.process {
+            return r.describe_end();
+        }
         let status = self
             .process
             .as_mut()
+            .and_then(Transport::local_mut)
             .and_then(|p| p.wait_exit(Duration::from_millis(200)));
         match status {
             Some(_) => format!("exited ({})", describe_status(status)),
@@ -333,7 +433,7 @@ impl Connection {
         let Some(p) = self.process.as_mut() else {
             return;
         };
-        match p.recv_line(deadline, MAX_LINE_BYTES) {
+        match p.wire_mut().recv_line(deadline, MAX_LINE_BYTES) {
             Received::Line(..) => {
                 p.log_note("answered after the game had ended: the answer is ignored");
             }
@@ -351,8 +451,15 @@ impl Connection {
         note: &str,
         tail_chars: usize,
     ) -> (String, String) {
-        let Some(mut p) = self.process.take() else {
-            return (detail, String::new());
+        let mut p = match self.process.take() {
+            None => return (detail, String::new()),
+            Some(Transport::Remote(mut r)) => {
+                // Its stderr stays on its owner's machine; the connection is cut.
+                r.log_note(note);
+                r.disconnect();
+                return (detail, String::new());
+            }
+            Some(Transport::Local(p)) => p,
         };
         // How it ended before the kill, for the limit it may have run into.
         let status = p.try_status();
@@ -372,27 +479,30 @@ impl Connection {
 
     /// Closes the bot's stdin: a bot that reads it to the end then exits by itself.
     pub fn close_input(&mut self) {
-        if let Some(p) = self.process.as_mut() {
-            p.close_stdin();
+        match self.process.as_mut() {
+            Some(Transport::Local(p)) => p.close_stdin(),
+            Some(Transport::Remote(r)) => r.finish_input(),
+            None => {}
         }
     }
 
     /// Waits up to `grace` for the bot to exit by itself; its status if it did. The process is
-    /// kept (see `stop`, `shut_down`).
+    /// kept (see `stop`, `shut_down`). A remote bot has no status here.
     pub fn wait_exit(&mut self, grace: Duration) -> Option<ExitStatus> {
-        self.process.as_mut()?.wait_exit(grace)
+        self.process.as_mut()?.local_mut()?.wait_exit(grace)
     }
 
     /// Kills the bot's group now, without reaping it: its stderr ends at once.
     pub fn signal_kill(&self) {
-        if let Some(p) = &self.process {
+        if let Some(p) = self.process.as_ref().and_then(Transport::local) {
             p.signal_kill();
         }
     }
 
-    /// The end of the bot's stderr, after waiting up to 200 ms for it to end.
+    /// The end of the bot's stderr, after waiting up to 200 ms for it to end (a remote bot's
+    /// stderr stays on its owner's machine).
     pub fn stderr_tail(&self, max: usize) -> String {
-        match &self.process {
+        match self.process.as_ref().and_then(Transport::local) {
             Some(p) => {
                 p.settle_stderr(Duration::from_millis(200));
                 p.stderr_tail(max)
@@ -401,9 +511,18 @@ impl Connection {
         }
     }
 
-    /// Ends the bot politely: stdin closed, `grace` to exit, then terminate, then kill.
+    /// Ends the bot politely: stdin closed, `grace` to exit, then terminate, then kill. A
+    /// remote bot's connection is closed for sending, and its client gets `grace` to end its
+    /// bot and close its side.
     pub fn shut_down(&mut self, grace: Duration) -> Option<ExitStatus> {
-        self.process.take()?.shutdown(grace)
+        match self.process.take()? {
+            Transport::Local(p) => p.shutdown(grace),
+            Transport::Remote(mut r) => {
+                r.finish_input();
+                r.wait_closed(grace);
+                None
+            }
+        }
     }
 }
 
@@ -421,9 +540,11 @@ pub fn shut_down_all<'a>(bots: impl IntoIterator<Item = &'a mut Connection>, gra
 /// Waits up to `wait` until one of the bots has output (or takes pending input), and reads and
 /// writes what it can for every one of them. `Duration::ZERO` only looks.
 pub fn wait_any(bots: &mut [&mut Connection], wait: Duration) {
-    let mut processes: Vec<&mut BotProcess> =
-        bots.iter_mut().filter_map(|b| b.process.as_mut()).collect();
-    crate::process::wait_any(&mut processes, wait);
+    let mut wires: Vec<&mut Wire> = bots
+        .iter_mut()
+        .filter_map(|b| b.process.as_mut().map(Transport::wire_mut))
+        .collect();
+    crate::process::wire_wait_any(&mut wires, wait);
 }
 
 /// The answer to the `start` of game `game`: the bot's `ready`, or the fault. A `ready` that says

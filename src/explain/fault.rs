@@ -83,6 +83,9 @@ fn shown(text: &str) -> String {
 
 /// The likely cause of a fault, for the mistakes every bot author makes once.
 pub fn hint(fault: &FaultRecord) -> Option<String> {
+    if let Some(hint) = remote_hint(fault) {
+        return Some(hint.to_string());
+    }
     let detail = fault.detail.as_str();
     let text = fault.text.as_deref().unwrap_or("");
     let hint = match fault.kind {
@@ -164,6 +167,29 @@ pub fn hint(fault: &FaultRecord) -> Option<String> {
         FaultKind::Crash => return None,
     };
     Some(hint.to_string())
+}
+
+/// The hint for a bot over the network (`crate::remote`), whose faults have words of their own:
+/// its command and stderr are on its owner's machine, and its time includes the network.
+fn remote_hint(fault: &FaultRecord) -> Option<&'static str> {
+    let detail = fault.detail.as_str();
+    Some(match fault.kind {
+        FaultKind::Crash
+            if detail.contains("remote bot") && detail.contains("is not connected") =>
+        {
+            "its owner must run multiversi connect HOST:PORT --token-file FILE -- COMMAND (README, \
+             \"Bots over the network\"); running the league again plays the games it missed."
+        }
+        FaultKind::Crash if detail.contains("its network connection") => {
+            "a remote bot: its stderr and how it ended are shown by multiversi connect on its \
+             owner's machine."
+        }
+        FaultKind::Timeout if detail.contains("a remote bot:") => {
+            "a remote bot's time includes the network: keep a margin of a few round trips below \
+             the turn's time_ms, or give more time (move_ms, startup_ms)."
+        }
+        _ => return None,
+    })
 }
 
 /// A built-in bot searches for a share of its time and answers well inside it on an idle

@@ -47,6 +47,14 @@ pub struct LeagueArgs {
     /// DIR/games-I-of-N.jsonl: one task of a cluster job array.
     #[arg(long, value_name = "I/N")]
     pub shard: Option<String>,
+    /// Accept the config's remote bots over TCP on ADDR (HOST:PORT, e.g. 0.0.0.0:7700); see
+    /// README, "Bots over the network".
+    #[arg(long, value_name = "ADDR")]
+    pub listen: Option<String>,
+    /// How long a game waits for a remote bot that is not connected, in seconds, counted from
+    /// the first game that misses it.
+    #[arg(long, value_name = "SECONDS", default_value_t = 30.0)]
+    pub remote_wait: f64,
 }
 
 /// Parses `I/N` with 1 ≤ I ≤ N.
@@ -272,10 +280,47 @@ pub fn run_league(args: &LeagueArgs) -> Result<()> {
         }
     }
 
+    let remote_bots: Vec<usize> = (0..config.bots.len())
+        .filter(|&i| config.bots[i].remote.is_some())
+        .collect();
+    match (&args.listen, remote_bots.first()) {
+        (None, Some(&first)) if !args.dry_run => {
+            return Err(fail(
+                exit::USAGE,
+                format!(
+                    "bot {} is remote: give --listen ADDR, the address its client connects to",
+                    config.bots[first].name
+                ),
+            ))
+        }
+        (Some(address), None) => {
+            return Err(fail(
+                exit::USAGE,
+                format!(
+                    "--listen {address}: no bot in the config is remote (remote = \"sha256:…\")"
+                ),
+            ))
+        }
+        _ => {}
+    }
+    if !(args.remote_wait.is_finite() && (0.0..=86400.0).contains(&args.remote_wait)) {
+        return Err(fail(
+            exit::USAGE,
+            format!(
+                "--remote-wait {}: give a number of seconds from 0 to 86400",
+                args.remote_wait
+            ),
+        ));
+    }
+
     let exe = session::this_program()?;
     let mut bots: Vec<BotSpec> = Vec::new();
     let mut left_out: Vec<usize> = Vec::new();
     for (i, b) in config.bots.iter().enumerate() {
+        if b.remote.is_some() {
+            bots.push(crate::run::lineup::remote_spec(&b.name));
+            continue;
+        }
         let mut spec = bot_spec(&b.command, Some(&b.name), &exe, b.cwd.clone())
             .map_err(|e| fail(exit::USAGE, format!("bot {}: command: {e}", b.name)))?;
         spec.env = b.env.iter().map(|(k, v)| (k.clone(), v.clone())).collect();
@@ -374,6 +419,25 @@ pub fn run_league(args: &LeagueArgs) -> Result<()> {
         )
     })?;
     set_logs(&mut bots, &logs, false)?;
+    let mut lobby = match &args.listen {
+        Some(address) => Some(listen(
+            address,
+            &config,
+            &remote_bots,
+            concurrency,
+            Duration::from_secs_f64(args.remote_wait),
+            &out,
+        )?),
+        None => None,
+    };
+    if let Some(lobby) = &lobby {
+        for (place, &i) in remote_bots.iter().enumerate() {
+            bots[i].remote = Some(crate::remote::RemoteRef {
+                remotes: lobby.remotes(),
+                bot: place,
+            });
+        }
+    }
     let record_path = out.join(records_name(shard));
     let record = session::open_records(&record_path, "league records")?;
     crate::stderr_line!(
@@ -408,8 +472,71 @@ pub fn run_league(args: &LeagueArgs) -> Result<()> {
     }
     let played =
         crate::reporters::play_reported(&run, "league", false, false, config.standings_every);
+    if let Some(lobby) = lobby.as_mut() {
+        lobby.close();
+    }
     write_standings(&out);
     played
+}
+
+/// Opens the lobby for the league's remote bots on `address`, logging to `remote.log` in the
+/// league directory, and says where it listens; an address beyond this machine gets a warning,
+/// since the connections are not encrypted.
+fn listen(
+    address: &str,
+    config: &LeagueConfig,
+    remote_bots: &[usize],
+    concurrency: usize,
+    wait: Duration,
+    out: &Path,
+) -> Result<crate::remote::Lobby> {
+    let mut hashes = Vec::new();
+    for &i in remote_bots {
+        let bot = &config.bots[i];
+        let hash = bot
+            .remote
+            .as_deref()
+            .map(crate::remote::TokenHash::parse)
+            .transpose()
+            .map_err(|e| fail(exit::USAGE, format!("bot {}: remote: {e}", bot.name)))?;
+        if let Some(hash) = hash {
+            hashes.push((bot.name.clone(), hash));
+        }
+    }
+    let log = out.join("remote.log");
+    let lobby = crate::remote::Lobby::listen(
+        address,
+        crate::remote::LobbyConfig {
+            bots: hashes,
+            sessions: concurrency,
+            wait,
+        },
+        Some(&log),
+    )
+    .map_err(|e| {
+        fail(
+            exit::USAGE,
+            format!("--listen {address}: cannot listen: {e}"),
+        )
+    })?;
+    let bound = lobby.address();
+    let names: Vec<&str> = remote_bots
+        .iter()
+        .map(|&i| config.bots[i].name.as_str())
+        .collect();
+    crate::stderr_line!(
+        "multiversi: listening on {bound} for remote bot(s) {}; connections are logged in {}",
+        names.join(", "),
+        log.display()
+    );
+    if !crate::remote::is_loopback(&bound) {
+        crate::stderr_line!(
+            "multiversi: warning: {bound} can be reached from other machines, and the \
+             connections are not encrypted: the tokens and the games cross the network in the \
+             clear. Put a TLS-terminating proxy in front (README, \"Bots over the network\")"
+        );
+    }
+    Ok(lobby)
 }
 
 /// The standings of every game in the league directory (all shards), written beside the records

@@ -70,8 +70,14 @@ pub struct LeagueConfig {
 #[serde(deny_unknown_fields)]
 pub struct BotConfig {
     pub name: String,
-    /// A command line (split like a shell would, no shell run) or `builtin:NAME`.
+    /// A command line (split like a shell would, no shell run) or `builtin:NAME`; empty for a
+    /// remote bot.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
     pub command: String,
+    /// A bot that connects over the network instead (`multiversi connect`): the hash of its
+    /// token, `sha256:HEX`, as `multiversi token` prints it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub remote: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cwd: Option<PathBuf>,
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
@@ -268,8 +274,35 @@ impl LeagueConfig {
             if self.bots[..i].iter().any(|b| b.name == bot.name) {
                 return Err(format!("{at}: name: another bot has this name"));
             }
-            if bot.command.trim().is_empty() {
-                return Err(format!("{at}: command is empty"));
+            if let Some(remote) = &bot.remote {
+                let hash = crate::remote::TokenHash::parse(remote)
+                    .map_err(|e| format!("{at}: remote: {e}"))?;
+                if !bot.command.trim().is_empty() {
+                    return Err(format!(
+                        "{at}: give either a command (a bot run here) or remote (a bot that \
+                         connects over the network), not both"
+                    ));
+                }
+                if bot.cwd.is_some() || !bot.env.is_empty() {
+                    return Err(format!(
+                        "{at}: cwd and env are for a bot run here; a remote bot runs on its \
+                         owner's machine"
+                    ));
+                }
+                let earlier = self.bots[..i].iter().find(|b| {
+                    b.remote.as_deref().map(crate::remote::TokenHash::parse) == Some(Ok(hash))
+                });
+                if let Some(earlier) = earlier {
+                    return Err(format!(
+                        "{at}: remote: the same token as bot {}; give each bot a token of its own",
+                        earlier.name
+                    ));
+                }
+            } else if bot.command.trim().is_empty() {
+                return Err(format!(
+                    "{at}: command is empty (or give remote = the hash of a token, for a bot that \
+                     connects over the network)"
+                ));
             }
             if let Some(dir) = &bot.cwd {
                 if !dir.is_dir() {
@@ -354,7 +387,7 @@ impl LeagueConfig {
         let mut changes = Vec::new();
         for (i, before) in old.bots.iter().enumerate() {
             match self.bots.get(i) {
-                Some(now) if now == before => {}
+                Some(now) if now.plays_as(before) => {}
                 Some(now) if now.name == before.name && !has_games(&now.name) => {}
                 Some(now) if now.name == before.name => {
                     changes.push(format!("bot {}: {}", before.name, bot_change(before, now)))
@@ -422,9 +455,26 @@ fn single_bot_table(text: &str) -> bool {
     })
 }
 
+impl BotConfig {
+    /// Whether this bot plays the games `other` played: the same in everything but a remote
+    /// bot's token, which its organiser may replace (a token given away by mistake).
+    fn plays_as(&self, other: &BotConfig) -> bool {
+        let token_aside = |b: &BotConfig| BotConfig {
+            remote: b.remote.as_ref().map(|_| String::new()),
+            ..b.clone()
+        };
+        token_aside(self) == token_aside(other)
+    }
+}
+
 /// What changed in a bot between two configs, old and new, for each of command, cwd and env.
 fn bot_change(before: &BotConfig, now: &BotConfig) -> String {
     let mut parts = Vec::new();
+    match (&before.remote, &now.remote) {
+        (None, Some(_)) => parts.push("it became a remote bot".to_string()),
+        (Some(_), None) => parts.push("it was a remote bot".to_string()),
+        _ => {}
+    }
     if before.command != now.command {
         parts.push(format!(
             "its command changed from {:?} to {:?}",
@@ -475,6 +525,7 @@ mod tests {
         let bot = |name: &str, command: &str| BotConfig {
             name: name.into(),
             command: command.into(),
+            remote: None,
             cwd: None,
             env: BTreeMap::new(),
         };

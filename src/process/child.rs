@@ -4,20 +4,18 @@
 //! its whole group with it.
 
 use super::log::BotLog;
-use super::safety::{
-    interrupted, kill_group, spawn_listed, sweep_strays, unregister_group, MAX_LIVE_BOTS,
-};
+use super::safety::{kill_group, spawn_listed, sweep_strays, unregister_group, MAX_LIVE_BOTS};
 use super::stderr::Stderr;
+use super::wire::{Received, Wire};
 use crate::limits::{Enforced, Limits};
-use nix::fcntl::{fcntl, FcntlArg, OFlag};
 use nix::sys::prctl;
 use nix::sys::signal::{killpg, Signal};
 use nix::unistd::{getpid, getppid, Pid};
-use std::io::{self, Read, Write};
-use std::os::fd::{AsFd, AsRawFd};
+use std::io;
+use std::os::fd::OwnedFd;
 use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::path::Path;
-use std::process::{Child, ChildStdin, ChildStdout, Command, ExitStatus, Stdio};
+use std::process::{Child, Command, ExitStatus, Stdio};
 use std::thread;
 use std::time::{Duration, Instant};
 
@@ -25,67 +23,16 @@ use std::time::{Duration, Instant};
 /// could hold it open; the referee does not wait for that one longer than this).
 const STDERR_SETTLE: Duration = Duration::from_millis(200);
 
-/// What waiting for a line from a bot produced.
-#[derive(Debug, PartialEq, Eq)]
-pub enum Received {
-    /// A complete line (without its `\n` and a trailing `\r`), and when it arrived.
-    Line(Vec<u8>, Instant),
-    /// The line grew past the cap before its end; the first bytes of it.
-    TooLong(Vec<u8>),
-    /// The bot's output ended (it exited or closed stdout).
-    Eof,
-    /// The deadline passed first.
-    Timeout,
-}
-
-/// What the output read from a bot holds at its start.
-enum News {
-    /// A complete line: its `\n` is at `end`, and it has `len` bytes without its line end.
-    Line { end: usize, len: usize },
-    /// A line longer than the cap, complete or not.
-    TooLong,
-    /// The output ended after a last line without its newline.
-    LastLine,
-    /// The output ended.
-    Eof,
-}
-
-/// The most a bot's unread output may occupy in the referee, whatever the bot writes: room for
-/// a complete line of the longest length the protocol allows (with `\r\n`) and one more. When
-/// this much is buffered, the buffer always holds news (a complete line or an over-long one), so
-/// the referee reads no more until it has dealt with that.
-pub const READ_LIMIT: usize = 2 * (crate::protocol::MAX_LINE_BYTES + 2);
-
 /// A running bot.
 pub struct BotProcess {
     child: Child,
     pgid: i32,
-    stdin: Option<ChildStdin>,
-    stdout: ChildStdout,
-    /// Bytes written to the bot's stdin that the pipe has not taken yet.
-    pending: Vec<u8>,
-    /// Bytes read from stdout that do not yet form a complete line.
-    buffer: Vec<u8>,
-    /// Where the search for `\n` in `buffer` resumes.
-    scanned: usize,
-    eof: bool,
-    /// When the last read from stdout returned: the arrival time of the lines it completed.
-    read_at: Instant,
-    /// Where reads land before joining `buffer`; kept so it is not zeroed again for every read.
-    scratch: Vec<u8>,
+    /// Its stdin and stdout, as the referee writes and reads them.
+    wire: Wire,
     stderr: Stderr,
-    /// The bot's log, if the run keeps logs.
-    log: Option<BotLog>,
     status: Option<ExitStatus>,
     /// The OS limits it runs under (see `crate::limits`).
     enforced: Enforced,
-}
-
-fn set_nonblocking(fd: impl AsFd) -> io::Result<()> {
-    let fd = fd.as_fd();
-    let flags = OFlag::from_bits_retain(fcntl(fd, FcntlArg::F_GETFL)?);
-    fcntl(fd, FcntlArg::F_SETFL(flags | OFlag::O_NONBLOCK))?;
-    Ok(())
 }
 
 /// Kills a bot that could not be set up, with its group, and reaps it: no process is left
@@ -172,28 +119,18 @@ impl BotProcess {
             Ok(stderr) => stderr,
             Err(e) => return Err(abandon(child, e)),
         };
-        // From here on, any early return drops `bot`, whose Drop kills the group.
-        let bot = BotProcess {
+        let wire = match Wire::new(OwnedFd::from(stdin), OwnedFd::from(stdout), log) {
+            Ok(wire) => wire,
+            Err(e) => return Err(abandon(child, e)),
+        };
+        Ok(BotProcess {
             child,
             pgid,
-            stdin: Some(stdin),
-            stdout,
-            pending: Vec::new(),
-            buffer: Vec::new(),
-            scanned: 0,
-            eof: false,
-            read_at: Instant::now(),
-            scratch: vec![0; 16384],
+            wire,
             stderr,
-            log,
             status: None,
             enforced: Enforced::new(*limits),
-        };
-        if let Some(stdin) = &bot.stdin {
-            set_nonblocking(stdin)?;
-        }
-        set_nonblocking(&bot.stdout)?;
-        Ok(bot)
+        })
     }
 
     /// The process id of the bot (also its process group id).
@@ -201,232 +138,44 @@ impl BotProcess {
         self.child.id()
     }
 
-    /// Queues bytes for the bot's stdin and writes as much as the pipe takes now, never waiting.
-    /// The rest is written while the referee waits in `recv_line`. A bot that has closed its
-    /// stdin simply stops receiving; its silence is judged when an answer is due.
+    /// The bot's stdin and stdout as the referee writes and reads them.
+    pub fn wire(&self) -> &Wire {
+        &self.wire
+    }
+
+    pub fn wire_mut(&mut self) -> &mut Wire {
+        &mut self.wire
+    }
+
+    /// Queues bytes for the bot's stdin and writes as much as the pipe takes now, never waiting
+    /// (see `Wire::send`).
     pub fn send(&mut self, bytes: &[u8]) {
-        if let Some(log) = &self.log {
-            log.protocol_line('>', bytes);
-        }
-        if self.stdin.is_none() {
-            return;
-        }
-        if self.pending.is_empty() {
-            let written = self.write_some(bytes);
-            if written < bytes.len() && self.stdin.is_some() {
-                self.pending.extend_from_slice(&bytes[written..]);
-            }
-        } else {
-            self.pending.extend_from_slice(bytes);
-            self.flush_pending();
-        }
-    }
-
-    /// One non-blocking write; returns how many bytes the pipe took. A broken pipe closes stdin.
-    fn write_some(&mut self, bytes: &[u8]) -> usize {
-        let Some(stdin) = self.stdin.as_mut() else {
-            return 0;
-        };
-        let mut done = 0;
-        while done < bytes.len() {
-            match stdin.write(&bytes[done..]) {
-                Ok(0) => break,
-                Ok(n) => done += n,
-                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-                Err(e) if e.kind() == io::ErrorKind::WouldBlock => break,
-                Err(_) => {
-                    self.stdin = None;
-                    self.pending.clear();
-                    break;
-                }
-            }
-        }
-        done
-    }
-
-    fn flush_pending(&mut self) {
-        let pending = std::mem::take(&mut self.pending);
-        let n = self.write_some(&pending);
-        if self.stdin.is_some() {
-            self.pending = pending[n..].to_vec();
-        }
+        self.wire.send(bytes);
     }
 
     /// Closes the bot's stdin (it sees end of input), dropping anything not yet written.
     pub fn close_stdin(&mut self) {
-        self.pending.clear();
-        self.stdin = None;
-    }
-
-    /// What the output read so far holds for a reader with line cap `cap`, without taking it.
-    fn news(&self, cap: usize) -> Option<News> {
-        if let Some(pos) = self.buffer[self.scanned..].iter().position(|&b| b == b'\n') {
-            let end = self.scanned + pos;
-            // The cap counts the line without its `\n` and without a `\r` before it.
-            let len = if end > 0 && self.buffer[end - 1] == b'\r' {
-                end - 1
-            } else {
-                end
-            };
-            return Some(if len > cap {
-                News::TooLong
-            } else {
-                News::Line { end, len }
-            });
-        }
-        // No end of line yet: the line is already too long once it cannot be a capped line
-        // still waiting for its `\r\n` or `\n`.
-        let len = self.buffer.len();
-        if len > cap + 1 || (len == cap + 1 && self.buffer[cap] != b'\r') {
-            return Some(News::TooLong);
-        }
-        if self.eof {
-            return Some(if len == 0 { News::Eof } else { News::LastLine });
-        }
-        None
-    }
-
-    /// Takes what `news` found, if anything, and logs it as protocol traffic.
-    fn take_news(&mut self, cap: usize) -> Option<Received> {
-        let received = self.take_news_unlogged(cap)?;
-        if let Some(log) = self.log.as_ref().filter(|log| log.protocol) {
-            match &received {
-                Received::Line(line, _) => log.protocol_line('<', line),
-                Received::TooLong(prefix) => {
-                    let mut note = format!("(a line longer than {cap} bytes, from) ").into_bytes();
-                    note.extend_from_slice(&prefix[..prefix.len().min(200)]);
-                    log.protocol_line('<', &note);
-                }
-                Received::Eof => log.protocol_line('<', b"(end of output)"),
-                Received::Timeout => {}
-            }
-        }
-        Some(received)
-    }
-
-    fn take_news_unlogged(&mut self, cap: usize) -> Option<Received> {
-        let news = self.news(cap);
-        if news.is_none() {
-            // Nothing before the end of the buffer: the next search starts where this one ended.
-            self.scanned = self.buffer.len();
-        }
-        Some(match news? {
-            News::Line { end, len } => {
-                let mut line: Vec<u8> = self.buffer.drain(..=end).collect();
-                line.truncate(len);
-                self.scanned = 0;
-                Received::Line(line, self.read_at)
-            }
-            News::TooLong => Received::TooLong(self.buffer[..cap.min(self.buffer.len())].to_vec()),
-            News::LastLine => {
-                // A last line without its newline still counts as a line.
-                let line = std::mem::take(&mut self.buffer);
-                self.scanned = 0;
-                Received::Line(line, self.read_at)
-            }
-            News::Eof => Received::Eof,
-        })
+        self.wire.close_input();
     }
 
     /// Waits for the next line from the bot until `deadline`, reading at most `cap` bytes of it.
-    /// The deadline is absolute: nothing the bot writes extends it.
     pub fn recv_line(&mut self, deadline: Instant, cap: usize) -> Received {
-        loop {
-            if let Some(received) = self.take_news(cap) {
-                return received;
-            }
-            let now = Instant::now();
-            if now >= deadline {
-                return Received::Timeout;
-            }
-            if interrupted() {
-                // The caller checks the flag and stops; what is returned does not count.
-                return Received::Eof;
-            }
-            self.fill(deadline - now);
-        }
-    }
-
-    /// Waits up to `wait` for output, writing pending input meanwhile, and reads whatever has
-    /// arrived.
-    fn fill(&mut self, wait: Duration) {
-        wait_any(&mut [self], wait);
-    }
-
-    /// Whether the buffer holds all the output the referee may keep (see `READ_LIMIT`).
-    fn buffer_full(&self) -> bool {
-        self.buffer.len() >= READ_LIMIT
-    }
-
-    /// The descriptors to wait on: stdout for reading (unless it has ended or the buffer is
-    /// full), stdin for writing when input is pending.
-    fn poll_fds(&self) -> [libc::pollfd; 2] {
-        let stdin = match &self.stdin {
-            Some(stdin) if !self.pending.is_empty() => stdin.as_raw_fd(),
-            _ => -1,
-        };
-        [
-            libc::pollfd {
-                fd: if self.eof || self.buffer_full() {
-                    -1
-                } else {
-                    self.stdout.as_raw_fd()
-                },
-                events: libc::POLLIN,
-                revents: 0,
-            },
-            libc::pollfd {
-                fd: stdin,
-                events: libc::POLLOUT,
-                revents: 0,
-            },
-        ]
+        self.wire.recv_line(deadline, cap)
     }
 
     /// Reads whatever the bot has written, without waiting.
     pub fn poll_now(&mut self) {
-        wait_any(&mut [self], Duration::ZERO);
+        self.wire.poll_now();
     }
 
     /// Whether the bot's output has ended and everything it wrote has been taken.
     pub fn output_ended(&self) -> bool {
-        self.eof && self.buffer.is_empty()
+        self.wire.output_ended()
     }
 
     /// Whether `recv_line` would return at once (a line, an over-long line, or end of output).
     pub fn has_news(&self, cap: usize) -> bool {
-        self.news(cap).is_some()
-    }
-
-    /// Reads what the pipe holds, but never more than `READ_LIMIT` bytes in all: a bot that
-    /// writes without end costs the referee no more memory than two capped lines.
-    fn read_available(&mut self) {
-        loop {
-            let room = READ_LIMIT.saturating_sub(self.buffer.len());
-            if room == 0 || self.eof {
-                return;
-            }
-            let want = room.min(self.scratch.len());
-            match self.stdout.read(&mut self.scratch[..want]) {
-                Ok(0) => {
-                    self.eof = true;
-                    return;
-                }
-                Ok(n) => {
-                    self.read_at = Instant::now();
-                    self.buffer.extend_from_slice(&self.scratch[..n]);
-                    if n < want {
-                        return;
-                    }
-                }
-                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-                Err(e) if e.kind() == io::ErrorKind::WouldBlock => return,
-                Err(_) => {
-                    self.eof = true;
-                    return;
-                }
-            }
-        }
+        self.wire.has_news(cap)
     }
 
     /// Waits up to `max` for the bot's stderr to end, so that a dying bot's last words are in
@@ -469,9 +218,7 @@ impl BotProcess {
     /// Writes a note of the referee's into the bot's stderr log (game starts, faults), so the
     /// log can be read alongside the record.
     pub fn log_note(&self, note: &str) {
-        if let Some(log) = &self.log {
-            log.write(format!("[multiversi] {note}\n").as_bytes());
-        }
+        self.wire.log_note(note);
     }
 
     /// The exit status, if the bot has exited. The bot is *not* reaped here (`WNOWAIT`): its
@@ -580,43 +327,16 @@ impl Drop for BotProcess {
 }
 
 /// Waits up to `wait` until any of the bots has output (or takes pending input), and reads and
-/// writes what it can. Used to wait for several bots against one deadline (the `ready` answers)
-/// without letting one slow bot delay noticing the others.
+/// writes what it can (see `super::wire::wait_any`).
 pub fn wait_any(bots: &mut [&mut BotProcess], wait: Duration) {
-    // libc, not nix: nix's `PollFd` holds a borrowed descriptor, so it cannot express the
-    // kernel's "skip this entry" (-1), which keeps two entries per bot at fixed places, nor
-    // outlive the borrow of the bots that the reads and writes below need.
-    let mut fds: Vec<libc::pollfd> = bots.iter().flat_map(|b| b.poll_fds()).collect();
-    let timeout = libc::timespec {
-        tv_sec: wait.as_secs().min(i32::MAX as u64) as libc::time_t,
-        tv_nsec: wait.subsec_nanos() as libc::c_long,
-    };
-    // SAFETY: valid pollfd entries (fd -1 is ignored by the kernel) and a valid timespec.
-    let ready = unsafe {
-        libc::ppoll(
-            fds.as_mut_ptr(),
-            fds.len() as libc::nfds_t,
-            &timeout,
-            std::ptr::null(),
-        )
-    };
-    if ready <= 0 {
-        return;
-    }
-    for (bot, pair) in bots.iter_mut().zip(fds.chunks(2)) {
-        if pair[1].revents != 0 {
-            bot.flush_pending();
-        }
-        if pair[0].revents != 0 {
-            bot.read_available();
-        }
-    }
+    let mut wires: Vec<&mut Wire> = bots.iter_mut().map(|b| &mut b.wire).collect();
+    super::wire::wait_any(&mut wires, wait);
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::process::describe_status;
+    use crate::process::{describe_status, READ_LIMIT};
 
     #[test]
     fn lines_timeouts_caps_and_eof() {
@@ -663,12 +383,11 @@ mod tests {
         assert_eq!(line(bot.recv_line(far(), 4)), b"abcd");
         assert_eq!(line(bot.recv_line(far(), 4)), b"abcd");
         assert_eq!(bot.recv_line(far(), 4), Received::TooLong(b"abcd".to_vec()));
-        bot.buffer.clear();
-        bot.scanned = 0;
+        bot.wire.clear_buffer();
         // `abcd\r` may still be a line at the cap: it is only too long once `x` follows.
         let soon = Instant::now() + Duration::from_millis(300);
         assert_eq!(bot.recv_line(soon, 4), Received::Timeout);
-        assert_eq!(bot.buffer, b"abcd\r");
+        assert_eq!(bot.wire.buffered(), b"abcd\r");
         assert_eq!(bot.recv_line(far(), 4), Received::TooLong(b"abcd".to_vec()));
         bot.kill();
     }
@@ -688,7 +407,11 @@ mod tests {
         thread::sleep(Duration::from_millis(50));
         for _ in 0..100 {
             bot.poll_now();
-            assert!(bot.buffer.len() <= READ_LIMIT, "{}", bot.buffer.len());
+            assert!(
+                bot.wire.buffered().len() <= READ_LIMIT,
+                "{}",
+                bot.wire.buffered().len()
+            );
         }
         assert!(bot.has_news(crate::protocol::MAX_LINE_BYTES));
         let cap = crate::protocol::MAX_LINE_BYTES;
@@ -709,7 +432,7 @@ mod tests {
         let deadline = Instant::now() + Duration::from_millis(100);
         assert_eq!(bot.recv_line(deadline, 100), Received::Timeout);
         assert!(started.elapsed() < Duration::from_secs(10));
-        assert!(!bot.pending.is_empty());
+        assert!(bot.wire.pending() > 0);
         bot.kill();
     }
 

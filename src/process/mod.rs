@@ -27,7 +27,10 @@
 //!
 //! The parts, one job each:
 //! - `words`: a bot command split into its argument list;
-//! - `child`: one bot process and its pipes (`BotProcess`, `Received`, `wait_any`);
+//! - `wire`: a bot's two streams as the referee writes and reads them, capped (`Wire`,
+//!   `Received`, `wait_any`), whatever carries them: pipes here, a network connection in
+//!   `crate::remote`;
+//! - `child`: one bot process and its pipes (`BotProcess`);
 //! - `stderr`: the thread that drains a bot's stderr into its tail and its log;
 //! - `log`: a bot's log file (`BotLog`);
 //! - `safety`: the process-wide nets (the registry of bot groups, signal handlers, the guard,
@@ -42,9 +45,10 @@ mod log;
 mod safety;
 mod status;
 mod stderr;
+mod wire;
 mod words;
 
-pub use child::{wait_any, BotProcess, Received, READ_LIMIT};
+pub use child::{wait_any, BotProcess};
 pub use log::{BotLog, STDERR_LOG_CAP};
 pub use safety::{
     become_subreaper, install_signal_handlers, interrupted, run_guard, sweep_strays, Guard,
@@ -52,6 +56,7 @@ pub use safety::{
 };
 pub use status::describe_status;
 pub use stderr::STDERR_TAIL_BYTES;
+pub use wire::{wait_any as wire_wait_any, Received, Wire, READ_LIMIT};
 pub use words::split_command;
 
 /// The live processes of a bot's group; kept here for callers from before `crate::procfs`.

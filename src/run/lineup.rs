@@ -35,6 +35,7 @@ pub fn bot_spec(
             env: Vec::new(),
             log: None,
             limits: Limits::default(),
+            remote: None,
         });
     }
     let argv = split_command(spec)?;
@@ -47,6 +48,7 @@ pub fn bot_spec(
         env: Vec::new(),
         log: None,
         limits: Limits::default(),
+        remote: None,
     })
 }
 
@@ -74,7 +76,24 @@ pub fn from_words(
             env: Vec::new(),
             log: None,
             limits: Limits::default(),
+            remote: None,
         }),
+    }
+}
+
+/// A bot over the network, before its lobby is known: its recorded command says so
+/// (`remote:NAME`), and it has nothing to start.
+pub fn remote_spec(name: &str) -> BotSpec {
+    BotSpec {
+        name: name.to_string(),
+        command: vec![format!("remote:{name}")],
+        argv: Vec::new(),
+        builtin: false,
+        dir: None,
+        env: Vec::new(),
+        log: None,
+        limits: Limits::default(),
+        remote: None,
     }
 }
 

@@ -348,9 +348,9 @@ fn a_crash_without_discs_fails_that_check_and_shows_the_traceback() {
         .contains("no discs of my own"));
     // It is started afresh and passes what it can do.
     assert_eq!(find(&report, "last-square")["passed"], true);
-    // In whole games the turn it crashed on is rebuilt from the record: a board without its
+    // In whole games the turn it crashed on is shown as it was sent: a board without its
     // colour, the seat it played.
-    let mut rebuilt = 0;
+    let mut shown = 0;
     for check in report["checks"].as_array().unwrap() {
         let id = check["id"].as_str().unwrap();
         if !id.starts_with("game-") || check["passed"] == true {
@@ -368,9 +368,9 @@ fn a_crash_without_discs_fails_that_check_and_shows_the_traceback() {
                 .all(|r| !r.as_str().unwrap().contains(mine)),
             "{id}: {turn}"
         );
-        rebuilt += 1;
+        shown += 1;
     }
-    assert!(rebuilt > 0, "{report:#}");
+    assert!(shown > 0, "{report:#}");
 }
 
 #[test]
@@ -632,18 +632,24 @@ fn what_the_checklist_shows_as_sent_is_what_the_bot_received() {
         let Some(sent) = line.strip_prefix("        sent:   ") else {
             continue;
         };
+        if sent == "(end of input)" {
+            // Not a line: its stdin was closed (the exit check, failed on a busy machine).
+            continue;
+        }
         assert!(
             lines.contains(sent),
             "shown as sent, never received: {sent}\n{text}"
         );
         let message: Value = serde_json::from_str(sent).unwrap();
         if in_whole_game {
-            // The turn it was too slow for, from ply 40 on, after moves of its own: their time
-            // was sent with it.
+            // The turn it was too slow for (from ply 40 on; earlier only if a busy machine made
+            // a quick answer late). After a move of its own (a seat's first turn is at the ply
+            // of its seat), that move's time was sent with it.
             assert_eq!(message["type"], "turn", "{sent}");
-            assert!(message["ply"].as_u64() >= Some(40), "{sent}");
-            assert!(message["last_move_ms"].is_number(), "{sent}");
-            whole_games += 1;
+            if message["ply"].as_u64() > message["seat"].as_u64() {
+                assert!(message["last_move_ms"].is_number(), "{sent}");
+                whole_games += 1;
+            }
         }
     }
     assert!(whole_games > 0, "{text}");

@@ -20,6 +20,7 @@ mod matches;
 mod messages;
 mod properties;
 mod reference;
+mod remote;
 mod replay;
 mod replay_browser;
 mod replay_tty;

@@ -1,0 +1,392 @@
+//! A bot's two byte streams as the referee sees them, whatever carries them: the bytes written to
+//! it (non-blocking, the rest kept and written while the referee waits) and the lines read from
+//! it (capped, against one absolute deadline). A local bot's streams are its stdin and stdout
+//! pipes (`child`); a remote bot's are the two directions of its network connection
+//! (`crate::remote`). Both go through this one reader, so a line from the network meets the same
+//! cap, the same buffer limit and the same words as a line from a pipe.
+
+use super::log::BotLog;
+use super::safety::interrupted;
+use std::fs::File;
+use std::io::{self, Read, Write};
+use std::os::fd::{AsFd, AsRawFd, OwnedFd};
+use std::time::{Duration, Instant};
+
+/// What waiting for a line from a bot produced.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Received {
+    /// A complete line (without its `\n` and a trailing `\r`), and when it arrived.
+    Line(Vec<u8>, Instant),
+    /// The line grew past the cap before its end; the first bytes of it.
+    TooLong(Vec<u8>),
+    /// The bot's output ended (it exited or closed stdout; a connection closed).
+    Eof,
+    /// The deadline passed first.
+    Timeout,
+}
+
+/// What the output read from a bot holds at its start.
+enum News {
+    /// A complete line: its `\n` is at `end`, and it has `len` bytes without its line end.
+    Line { end: usize, len: usize },
+    /// A line longer than the cap, complete or not.
+    TooLong,
+    /// The output ended after a last line without its newline.
+    LastLine,
+    /// The output ended.
+    Eof,
+}
+
+/// The most a bot's unread output may occupy in the referee, whatever the bot writes: room for
+/// a complete line of the longest length the protocol allows (with `\r\n`) and one more. When
+/// this much is buffered, the buffer always holds news (a complete line or an over-long one), so
+/// the referee reads no more until it has dealt with that.
+pub const READ_LIMIT: usize = 2 * (crate::protocol::MAX_LINE_BYTES + 2);
+
+/// The referee's side of a bot's streams.
+pub struct Wire {
+    /// Where messages go (a bot's stdin; a connection's sending side). None once closed.
+    input: Option<File>,
+    /// Where answers come from (a bot's stdout; a connection's receiving side).
+    output: File,
+    /// Bytes written that the stream has not taken yet.
+    pending: Vec<u8>,
+    /// Bytes read that do not yet form a complete line.
+    buffer: Vec<u8>,
+    /// Where the search for `\n` in `buffer` resumes.
+    scanned: usize,
+    eof: bool,
+    /// Why the output ended, when it ended in an error rather than an orderly end (a connection
+    /// reset by the network).
+    error: Option<io::Error>,
+    /// When the last read returned: the arrival time of the lines it completed.
+    read_at: Instant,
+    /// Where reads land before joining `buffer`; kept so it is not zeroed again for every read.
+    scratch: Vec<u8>,
+    /// The bot's log, if the run keeps logs.
+    log: Option<BotLog>,
+}
+
+fn set_nonblocking(fd: impl AsFd) -> io::Result<()> {
+    use nix::fcntl::{fcntl, FcntlArg, OFlag};
+    let fd = fd.as_fd();
+    let flags = OFlag::from_bits_retain(fcntl(fd, FcntlArg::F_GETFL)?);
+    fcntl(fd, FcntlArg::F_SETFL(flags | OFlag::O_NONBLOCK))?;
+    Ok(())
+}
+
+impl Wire {
+    /// The streams `input` (written to) and `output` (read from), made non-blocking.
+    pub fn new(input: OwnedFd, output: OwnedFd, log: Option<BotLog>) -> io::Result<Wire> {
+        set_nonblocking(&input)?;
+        set_nonblocking(&output)?;
+        Ok(Wire {
+            input: Some(File::from(input)),
+            output: File::from(output),
+            pending: Vec::new(),
+            buffer: Vec::new(),
+            scanned: 0,
+            eof: false,
+            error: None,
+            read_at: Instant::now(),
+            scratch: vec![0; 16384],
+            log,
+        })
+    }
+
+    pub fn log(&self) -> Option<&BotLog> {
+        self.log.as_ref()
+    }
+
+    /// Queues bytes for the bot and writes as much as the stream takes now, never waiting. The
+    /// rest is written while the referee waits in `recv_line`. A bot that has closed its input
+    /// simply stops receiving; its silence is judged when an answer is due.
+    pub fn send(&mut self, bytes: &[u8]) {
+        if let Some(log) = &self.log {
+            log.protocol_line('>', bytes);
+        }
+        if self.input.is_none() {
+            return;
+        }
+        if self.pending.is_empty() {
+            let written = self.write_some(bytes);
+            if written < bytes.len() && self.input.is_some() {
+                self.pending.extend_from_slice(&bytes[written..]);
+            }
+        } else {
+            self.pending.extend_from_slice(bytes);
+            self.flush_pending();
+        }
+    }
+
+    /// One non-blocking write; returns how many bytes the stream took. A broken stream closes
+    /// the input.
+    fn write_some(&mut self, bytes: &[u8]) -> usize {
+        let Some(input) = self.input.as_mut() else {
+            return 0;
+        };
+        let mut done = 0;
+        while done < bytes.len() {
+            match input.write(&bytes[done..]) {
+                Ok(0) => break,
+                Ok(n) => done += n,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock => break,
+                Err(_) => {
+                    self.input = None;
+                    self.pending.clear();
+                    break;
+                }
+            }
+        }
+        done
+    }
+
+    fn flush_pending(&mut self) {
+        let pending = std::mem::take(&mut self.pending);
+        let n = self.write_some(&pending);
+        if self.input.is_some() {
+            self.pending = pending[n..].to_vec();
+        }
+    }
+
+    /// Closes the input (the bot sees its end), dropping anything not yet written.
+    pub fn close_input(&mut self) {
+        self.pending.clear();
+        self.input = None;
+    }
+
+    /// Bytes written but not yet taken by the stream.
+    pub fn pending(&self) -> usize {
+        self.pending.len()
+    }
+
+    /// What the output read so far holds for a reader with line cap `cap`, without taking it.
+    fn news(&self, cap: usize) -> Option<News> {
+        if let Some(pos) = self.buffer[self.scanned..].iter().position(|&b| b == b'\n') {
+            let end = self.scanned + pos;
+            // The cap counts the line without its `\n` and without a `\r` before it.
+            let len = if end > 0 && self.buffer[end - 1] == b'\r' {
+                end - 1
+            } else {
+                end
+            };
+            return Some(if len > cap {
+                News::TooLong
+            } else {
+                News::Line { end, len }
+            });
+        }
+        // No end of line yet: the line is already too long once it cannot be a capped line
+        // still waiting for its `\r\n` or `\n`.
+        let len = self.buffer.len();
+        if len > cap + 1 || (len == cap + 1 && self.buffer[cap] != b'\r') {
+            return Some(News::TooLong);
+        }
+        if self.eof {
+            return Some(if len == 0 { News::Eof } else { News::LastLine });
+        }
+        None
+    }
+
+    /// Takes what `news` found, if anything, and logs it as protocol traffic.
+    fn take_news(&mut self, cap: usize) -> Option<Received> {
+        let received = self.take_news_unlogged(cap)?;
+        if let Some(log) = self.log.as_ref().filter(|log| log.protocol) {
+            match &received {
+                Received::Line(line, _) => log.protocol_line('<', line),
+                Received::TooLong(prefix) => {
+                    let mut note = format!("(a line longer than {cap} bytes, from) ").into_bytes();
+                    note.extend_from_slice(&prefix[..prefix.len().min(200)]);
+                    log.protocol_line('<', &note);
+                }
+                Received::Eof => log.protocol_line('<', b"(end of output)"),
+                Received::Timeout => {}
+            }
+        }
+        Some(received)
+    }
+
+    fn take_news_unlogged(&mut self, cap: usize) -> Option<Received> {
+        let news = self.news(cap);
+        if news.is_none() {
+            // Nothing before the end of the buffer: the next search starts where this one ended.
+            self.scanned = self.buffer.len();
+        }
+        Some(match news? {
+            News::Line { end, len } => {
+                let mut line: Vec<u8> = self.buffer.drain(..=end).collect();
+                line.truncate(len);
+                self.scanned = 0;
+                Received::Line(line, self.read_at)
+            }
+            News::TooLong => Received::TooLong(self.buffer[..cap.min(self.buffer.len())].to_vec()),
+            News::LastLine => {
+                // A last line without its newline still counts as a line.
+                let line = std::mem::take(&mut self.buffer);
+                self.scanned = 0;
+                Received::Line(line, self.read_at)
+            }
+            News::Eof => Received::Eof,
+        })
+    }
+
+    /// Waits for the next line until `deadline`, reading at most `cap` bytes of it. The deadline
+    /// is absolute: nothing the bot writes extends it.
+    pub fn recv_line(&mut self, deadline: Instant, cap: usize) -> Received {
+        loop {
+            if let Some(received) = self.take_news(cap) {
+                return received;
+            }
+            let now = Instant::now();
+            if now >= deadline {
+                return Received::Timeout;
+            }
+            if interrupted() {
+                // The caller checks the flag and stops; what is returned does not count.
+                return Received::Eof;
+            }
+            wait_any(&mut [self], deadline - now);
+        }
+    }
+
+    /// Whether the buffer holds all the output the referee may keep (see `READ_LIMIT`).
+    fn buffer_full(&self) -> bool {
+        self.buffer.len() >= READ_LIMIT
+    }
+
+    /// The descriptors to wait on: the output for reading (unless it has ended or the buffer is
+    /// full), the input for writing when bytes are pending.
+    fn poll_fds(&self) -> [libc::pollfd; 2] {
+        let input = match &self.input {
+            Some(input) if !self.pending.is_empty() => input.as_raw_fd(),
+            _ => -1,
+        };
+        [
+            libc::pollfd {
+                fd: if self.eof || self.buffer_full() {
+                    -1
+                } else {
+                    self.output.as_raw_fd()
+                },
+                events: libc::POLLIN,
+                revents: 0,
+            },
+            libc::pollfd {
+                fd: input,
+                events: libc::POLLOUT,
+                revents: 0,
+            },
+        ]
+    }
+
+    /// Reads whatever the bot has written, without waiting.
+    pub fn poll_now(&mut self) {
+        wait_any(&mut [self], Duration::ZERO);
+    }
+
+    /// Whether the output has ended and everything in it has been taken.
+    pub fn output_ended(&self) -> bool {
+        self.eof && self.buffer.is_empty()
+    }
+
+    /// Whether the output has ended (there may still be lines to take).
+    pub fn eof(&self) -> bool {
+        self.eof
+    }
+
+    /// The error that ended the output, if it ended in one (a reset connection).
+    pub fn error(&self) -> Option<&io::Error> {
+        self.error.as_ref()
+    }
+
+    /// Whether `recv_line` would return at once (a line, an over-long line, or end of output).
+    pub fn has_news(&self, cap: usize) -> bool {
+        self.news(cap).is_some()
+    }
+
+    /// Reads what the stream holds, but never more than `READ_LIMIT` bytes in all: a bot that
+    /// writes without end costs the referee no more memory than two capped lines.
+    fn read_available(&mut self) {
+        loop {
+            let room = READ_LIMIT.saturating_sub(self.buffer.len());
+            if room == 0 || self.eof {
+                return;
+            }
+            let want = room.min(self.scratch.len());
+            match self.output.read(&mut self.scratch[..want]) {
+                Ok(0) => {
+                    self.eof = true;
+                    return;
+                }
+                Ok(n) => {
+                    self.read_at = Instant::now();
+                    self.buffer.extend_from_slice(&self.scratch[..n]);
+                    if n < want {
+                        return;
+                    }
+                }
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock => return,
+                Err(e) => {
+                    self.eof = true;
+                    self.error = Some(e);
+                    return;
+                }
+            }
+        }
+    }
+
+    /// Writes a note of the referee's into the bot's log (game starts, faults), so the log can
+    /// be read alongside the record.
+    pub fn log_note(&self, note: &str) {
+        if let Some(log) = &self.log {
+            log.write(format!("[multiversi] {note}\n").as_bytes());
+        }
+    }
+
+    #[cfg(test)]
+    pub(super) fn clear_buffer(&mut self) {
+        self.buffer.clear();
+        self.scanned = 0;
+    }
+
+    #[cfg(test)]
+    pub(super) fn buffered(&self) -> &[u8] {
+        &self.buffer
+    }
+}
+
+/// Waits up to `wait` until any of the wires has output (or takes pending input), and reads and
+/// writes what it can. Used to wait for several bots against one deadline (the `ready` answers)
+/// without letting one slow bot delay noticing the others.
+pub fn wait_any(wires: &mut [&mut Wire], wait: Duration) {
+    // libc, not nix: nix's `PollFd` holds a borrowed descriptor, so it cannot express the
+    // kernel's "skip this entry" (-1), which keeps two entries per bot at fixed places, nor
+    // outlive the borrow of the bots that the reads and writes below need.
+    let mut fds: Vec<libc::pollfd> = wires.iter().flat_map(|b| b.poll_fds()).collect();
+    let timeout = libc::timespec {
+        tv_sec: wait.as_secs().min(i32::MAX as u64) as libc::time_t,
+        tv_nsec: wait.subsec_nanos() as libc::c_long,
+    };
+    // SAFETY: valid pollfd entries (fd -1 is ignored by the kernel) and a valid timespec.
+    let ready = unsafe {
+        libc::ppoll(
+            fds.as_mut_ptr(),
+            fds.len() as libc::nfds_t,
+            &timeout,
+            std::ptr::null(),
+        )
+    };
+    if ready <= 0 {
+        return;
+    }
+    for (wire, pair) in wires.iter_mut().zip(fds.chunks(2)) {
+        if pair[1].revents != 0 {
+            wire.flush_pending();
+        }
+        if pair[0].revents != 0 {
+            wire.read_available();
+        }
+    }
+}
