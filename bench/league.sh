@@ -15,12 +15,13 @@
 #                                        memory: seconds; the test suite runs it so that the
 #                                        script cannot break unnoticed)
 # Environment: BIN, the multiversi binary to measure (default: `cargo build --release`'s);
+#              ROUNDS, the alternating rounds of the throughput figures (default 3);
 #              BASELINE, another multiversi binary (say, a build of an older commit) measured
 #              alongside in the same rounds, for before/after ratios in one run.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source bench/common.sh
-games=1200 rounds_of=3 big_bots=8 big_rounds=6
+games=1200 rounds_of=${ROUNDS:-3} big_bots=8 big_rounds=6
 if [ "${1:-}" = --quick ]; then
   games=120 rounds_of=1 big_bots=6 big_rounds=1
 elif [ -n "${1:-}" ]; then

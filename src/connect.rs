@@ -109,6 +109,10 @@ pub struct ConnectArgs {
     /// is lost, before giving up.
     #[arg(long, value_name = "SECONDS", default_value_t = 60)]
     pub retry: u64,
+    /// After each connection's games, print how long the bot took to answer, measured here
+    /// (for diagnosis: the server's clock, network included, is the one that counts).
+    #[arg(long)]
+    pub times: bool,
     /// The bot: a program and its arguments (put `--` before them), or one argument split like a
     /// BOT of `match`, or builtin:NAME.
     #[arg(
@@ -131,6 +135,7 @@ struct Client {
     token: String,
     bot: Option<String>,
     retry: Duration,
+    times: bool,
     argv: Vec<String>,
     /// Set when a slot learns that the whole client must stop (a refused token, a bot that
     /// cannot start): the other slots stop too.
@@ -211,6 +216,7 @@ pub fn run_connect(args: &ConnectArgs) -> Result<()> {
         token,
         bot: args.bot.clone(),
         retry: Duration::from_secs(args.retry),
+        times: args.times,
         argv: spec.argv,
         stop: AtomicBool::new(false),
     });
@@ -433,12 +439,15 @@ impl Client {
             return Played::BotFailed("no pipes to the bot".into());
         };
         let finished = Arc::new(AtomicBool::new(false));
+        let clock = Arc::new(BotClock::default());
         // Server → bot, on a thread of its own: the first line, then whatever comes.
         let to_bot = {
             let finished = finished.clone();
+            let clock = clock.clone();
             thread::spawn(move || {
+                clock.asked();
                 if stdin.write_all(&first).is_ok() {
-                    let _ = relay(&mut reader, &mut stdin);
+                    let _ = relay(&mut reader, &mut stdin, || clock.asked());
                 }
                 // The server is done with this connection (or it broke): the bot's input ends,
                 // and it has a moment to exit by itself.
@@ -454,7 +463,7 @@ impl Client {
         };
         // Bot → server, here.
         let mut to_server = &stream;
-        let relayed = relay(&mut stdout, &mut to_server);
+        let relayed = relay(&mut stdout, &mut to_server, || clock.answered());
         if relayed.is_err() {
             // The server is gone: the bot has nobody to talk to.
             kill_group(pgid);
@@ -471,14 +480,20 @@ impl Client {
                 crate::process::describe_status(Some(status))
             );
         }
+        if self.times {
+            if let Some(summary) = clock.summary() {
+                crate::stderr_line!("multiversi connect: session {}: {summary}", n + 1);
+            }
+        }
         Played::Ended
     }
 }
 
-/// Copies bytes as they come until the end of `from`. Not `io::copy`: on Linux it splices a pipe
-/// into a socket, and the kernel holds spliced bytes back while it expects more, so a bot's
-/// answer could wait in the socket until its next one.
-fn relay(from: &mut impl Read, to: &mut impl Write) -> io::Result<()> {
+/// Copies bytes as they come until the end of `from`, calling `line_end` after passing on bytes
+/// that end a line. Not `io::copy`: on Linux it splices a pipe into a socket, and the kernel
+/// holds spliced bytes back while it expects more, so a bot's answer could wait in the socket
+/// until its next one.
+fn relay(from: &mut impl Read, to: &mut impl Write, mut line_end: impl FnMut()) -> io::Result<()> {
     let mut buffer = [0u8; 16384];
     loop {
         let n = match from.read(&mut buffer) {
@@ -489,6 +504,57 @@ fn relay(from: &mut impl Read, to: &mut impl Write) -> io::Result<()> {
         };
         to.write_all(&buffer[..n])?;
         to.flush()?;
+        if buffer[..n].contains(&b'\n') {
+            line_end();
+        }
+    }
+}
+
+/// The bot's own answer times as the client sees them, from passing a line to the bot to
+/// passing on its answer: for the participant's diagnosis only (the server keeps the clock that
+/// counts, network included). Approximate: it sees lines, not which message they are.
+#[derive(Default)]
+struct BotClock {
+    inner: std::sync::Mutex<ClockState>,
+}
+
+#[derive(Default)]
+struct ClockState {
+    asked: Option<Instant>,
+    answers: u32,
+    total: Duration,
+    max: Duration,
+}
+
+impl BotClock {
+    fn asked(&self) {
+        if let Ok(mut c) = self.inner.lock() {
+            c.asked = Some(Instant::now());
+        }
+    }
+
+    fn answered(&self) {
+        if let Ok(mut c) = self.inner.lock() {
+            if let Some(asked) = c.asked.take() {
+                let took = asked.elapsed();
+                c.answers += 1;
+                c.total += took;
+                c.max = c.max.max(took);
+            }
+        }
+    }
+
+    fn summary(&self) -> Option<String> {
+        let c = self.inner.lock().ok()?;
+        (c.answers > 0).then(|| {
+            format!(
+                "{} answer(s), {:.1} ms on average and {:.1} ms at most here (the server's time \
+                 adds the network)",
+                c.answers,
+                c.total.as_secs_f64() * 1000.0 / f64::from(c.answers),
+                c.max.as_secs_f64() * 1000.0
+            )
+        })
     }
 }
 

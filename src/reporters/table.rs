@@ -21,6 +21,10 @@ pub struct Table {
     names: Vec<String>,
     /// What each bot (like `names`) called itself in its last `ready` (name and version).
     ready: Vec<Option<ReadyInfo>>,
+    /// Bots whose `ready` said another name or version than in an earlier game of the run: a
+    /// bot is meant to stay one version for a league (a remote bot's owner may swap it while it
+    /// plays). Each change once, as a line to show.
+    changes: Vec<String>,
     games: Games,
 }
 
@@ -29,6 +33,7 @@ impl Table {
     pub fn new(names: Vec<String>) -> Table {
         Table {
             ready: vec![None; names.len()],
+            changes: Vec::new(),
             names,
             games: Games::new(),
         }
@@ -39,6 +44,16 @@ impl Table {
         for (seat, &bot) in bots.iter().enumerate() {
             if let Some(ready) = record.seats.get(seat).and_then(|s| s.ready.clone()) {
                 if let Some(slot) = self.ready.get_mut(bot) {
+                    if let Some(before) = slot.as_ref().filter(|b| **b != ready) {
+                        self.changes.push(format!(
+                            "bot {} answered ready as {} in game {}, and as {} before: its games \
+                             are counted as one bot's",
+                            crate::text::visible(&self.names[bot]),
+                            ready_text(Some(&ready)),
+                            crate::text::visible(&record.game),
+                            ready_text(Some(before))
+                        ));
+                    }
                     *slot = Some(ready);
                 }
             }
@@ -103,6 +118,11 @@ impl Table {
             .collect()
     }
 
+    /// The changes of `ready` noted since the last call (see `changes`).
+    pub fn take_changes(&mut self) -> Vec<String> {
+        std::mem::take(&mut self.changes)
+    }
+
     fn ready_of(&self, name: &str) -> Option<&ReadyInfo> {
         let i = self.names.iter().position(|n| n == name)?;
         self.ready[i].as_ref()
@@ -146,6 +166,9 @@ impl Sink for TableSink {
         } = event
         {
             self.table.add(bots, record);
+            for change in self.table.take_changes() {
+                crate::stderr_line!("{}multiversi: warning: {change}", clear_progress());
+            }
             self.games += 1;
             if self.every > 0 && self.games % self.every == 0 {
                 let mut out = std::io::stdout().lock();
@@ -211,6 +234,7 @@ mod tests {
         });
         table.add(&[0, 1, 2], &first);
         table.add(&[1, 2, 0], &game(&["b", "c", "a"], 1, "g2"));
+        assert!(table.take_changes().is_empty());
         let text = table.text();
         let lines: Vec<&str> = text.lines().collect();
         // c won both: first, with its ready; a never sent one.
@@ -239,5 +263,29 @@ mod tests {
         assert_eq!(v[0]["losses"], 2);
         assert!(v[3]["rank"].is_null() && v[3]["rating"].is_null());
         assert_eq!(v[3]["games"], 0);
+    }
+
+    #[test]
+    fn a_bot_whose_ready_changes_is_warned_about_once_per_change() {
+        let mut table = Table::new(vec!["a".into(), "b".into(), "c".into()]);
+        let said = |version: &str| {
+            Some(ReadyInfo {
+                name: Some("mine".into()),
+                version: Some(version.into()),
+            })
+        };
+        for (id, version) in [("g1", "1"), ("g2", "1"), ("g3", "2"), ("g4", "2")] {
+            let mut r = game(&["a", "b", "c"], 0, id);
+            r.seats[1].ready = said(version);
+            table.add(&[0, 1, 2], &r);
+        }
+        assert_eq!(
+            table.take_changes(),
+            [
+                "bot b answered ready as mine 2 in game g3, and as mine 1 before: its games are \
+              counted as one bot's"
+            ]
+        );
+        assert!(table.take_changes().is_empty());
     }
 }

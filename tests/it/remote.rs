@@ -43,7 +43,7 @@ fn connect(port: u16, token: &Path, bot: &[&str]) -> Running {
         .arg(format!("127.0.0.1:{port}"))
         .arg("--token-file")
         .arg(token)
-        .args(&["--retry", "120", "--"])
+        .args(&["--retry", "120", "--times", "--"])
         .args(bot)
         .timeout(Duration::from_secs(300))
         .spawn()
@@ -118,6 +118,8 @@ fn a_league_of_local_and_remote_bots_has_the_standings_of_a_local_league() {
         let client = client.finish();
         client.assert_ok();
         client.assert_stderr_has("the server said goodbye: the league is over");
+        // What the client measured, for its owner: the bot's own answer times.
+        client.assert_stderr_has("ms at most here (the server's time adds the network)");
     }
     let records = read_records(&out.join("games.jsonl"));
     assert_eq!(records.len(), 24);
