@@ -159,31 +159,7 @@ impl MatchArgs {
         let seed = self.seed.unwrap_or_else(Rng::fresh_seed);
         let setup = self.board.setup(specs.len() as u32, seed);
         Rules::from_setup(&setup).map_err(|e| fail(exit::USAGE, e.to_string()))?;
-        let mut dirs: Vec<Option<PathBuf>> = vec![None; specs.len()];
-        for item in &self.cwd {
-            let bad = || {
-                fail(
-                    exit::USAGE,
-                    format!(
-                        "--cwd {item}: expected N=DIR with N a bot number from 1 to {}",
-                        specs.len()
-                    ),
-                )
-            };
-            let (n, dir) = item.split_once('=').ok_or_else(bad)?;
-            let n: usize = n.trim().parse().map_err(|_| bad())?;
-            if n == 0 || n > specs.len() {
-                return Err(bad());
-            }
-            let dir = PathBuf::from(dir);
-            if !dir.is_dir() {
-                return Err(fail(
-                    exit::BAD_INPUT,
-                    format!("--cwd {item}: {} is not a directory", dir.display()),
-                ));
-            }
-            dirs[n - 1] = Some(dir);
-        }
+        let dirs = crate::options::bot_dirs(&self.cwd, specs.len())?;
         let exe = session::this_program()?;
         let mut bots = Vec::new();
         for (i, spec) in specs.iter().enumerate() {

@@ -40,3 +40,31 @@ impl BoardArgs {
         Rules::from_setup(&self.setup(players, seed)).map_err(|e| fail(exit::USAGE, e.to_string()))
     }
 }
+
+/// The `--cwd N=DIR` options of `bots` bots (numbered from 1): each bot's working directory, if
+/// given. A wrong item is a usage error; a directory that does not exist is bad input.
+pub fn bot_dirs(items: &[String], bots: usize) -> Result<Vec<Option<std::path::PathBuf>>> {
+    let mut dirs = vec![None; bots];
+    for item in items {
+        let bad = || {
+            fail(
+                exit::USAGE,
+                format!("--cwd {item}: expected N=DIR with N a bot number from 1 to {bots}"),
+            )
+        };
+        let (n, dir) = item.split_once('=').ok_or_else(bad)?;
+        let n: usize = n.trim().parse().map_err(|_| bad())?;
+        if n == 0 || n > bots {
+            return Err(bad());
+        }
+        let dir = std::path::PathBuf::from(dir);
+        if !dir.is_dir() {
+            return Err(fail(
+                exit::BAD_INPUT,
+                format!("--cwd {item}: {} is not a directory", dir.display()),
+            ));
+        }
+        dirs[n - 1] = Some(dir);
+    }
+    Ok(dirs)
+}

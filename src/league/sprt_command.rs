@@ -157,24 +157,7 @@ impl SprtArgs {
                 n += 1;
             }
         }
-        let mut dirs: Vec<Option<PathBuf>> = vec![None; words.len()];
-        for item in &self.cwd {
-            let bad = || {
-                fail(
-                    exit::USAGE,
-                    format!(
-                        "--cwd {item}: expected N=DIR with N a bot number from 1 to {}",
-                        words.len()
-                    ),
-                )
-            };
-            let (n, dir) = item.split_once('=').ok_or_else(bad)?;
-            let n: usize = n.trim().parse().map_err(|_| bad())?;
-            if n == 0 || n > words.len() {
-                return Err(bad());
-            }
-            dirs[n - 1] = Some(PathBuf::from(dir));
-        }
+        let dirs = crate::options::bot_dirs(&self.cwd, words.len())?;
         let mut bots: Vec<BotConfig> = words
             .iter()
             .zip(&names)
