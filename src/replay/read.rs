@@ -96,6 +96,24 @@ pub fn read_lines(path: &Path, bytes: &[u8], into: &mut Records) {
 pub fn read_line(line: &[u8]) -> Result<GameRecord, String> {
     let text = std::str::from_utf8(line)
         .map_err(|e| format!("not UTF-8 text (byte {})", e.valid_up_to() + 1))?;
+    // A good line is parsed once, straight into a record; any other goes the long way below,
+    // through a JSON value, to say what is wrong with it (the same record comes out of both: a
+    // line that only the long way reads, such as one with a field given twice, takes it).
+    let record = match serde_json::from_str::<GameRecord>(text) {
+        Ok(record) if record.format == FORMAT && record.version == VERSION => record,
+        _ => slow_read(text)?,
+    };
+    // `Rules` deserializes field by field; a record is only usable with rules the engine accepts.
+    let r = &record.rules;
+    Rules::with_blocked(r.players as u32, r.board, r.anti, r.blocked.clone())
+        .map_err(|e| format!("invalid rules: {e}"))?;
+    check_sizes(&record)?;
+    Ok(record)
+}
+
+/// A line read through a JSON value, checked step by step so that a line that is not a record
+/// of this version is refused with a sentence saying why.
+fn slow_read(text: &str) -> Result<GameRecord, String> {
     let value: serde_json::Value = serde_json::from_str(text).map_err(|e| {
         if e.is_eof() {
             format!(
@@ -127,14 +145,7 @@ pub fn read_line(line: &[u8]) -> Result<GameRecord, String> {
         }
         None => return Err("no numeric \"version\" field".to_string()),
     }
-    let record: GameRecord = serde_json::from_value(value)
-        .map_err(|e| format!("does not match the record format: {e}"))?;
-    // `Rules` deserializes field by field; a record is only usable with rules the engine accepts.
-    let r = &record.rules;
-    Rules::with_blocked(r.players as u32, r.board, r.anti, r.blocked.clone())
-        .map_err(|e| format!("invalid rules: {e}"))?;
-    check_sizes(&record)?;
-    Ok(record)
+    serde_json::from_value(value).map_err(|e| format!("does not match the record format: {e}"))
 }
 
 /// Refuses a record whose lists are longer than its board allows: each move fills an empty

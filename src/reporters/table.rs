@@ -1,7 +1,8 @@
 //! The results table of a run (a match or a league): the standings' quick table, shown every
-//! `standings_every` games and at the end. The games are kept as the standings' compact summaries
-//! (a few hundred bytes a game), and the table is computed from them when it is shown: counts and
-//! a Plackett–Luce fit, some 30–50 ms for 5,000 games of 8 bots. Without the bootstrap: its
+//! `standings_every` games and at the end. The games are added to the standings' sums
+//! (`Games::for_table`: per bot and per deal, nothing kept per game, so that a long league does
+//! not grow the referee), and the table is computed from them when it is shown: counts and a
+//! Plackett–Luce fit. Without the bootstrap: its
 //! replicates would add a fit each to every table shown, growing with the bots, and mid-run
 //! intervals are not what the table is for (`multiversi standings`, and a league's end, show
 //! them).
@@ -35,7 +36,7 @@ impl Table {
             ready: vec![None; names.len()],
             changes: Vec::new(),
             names,
-            games: Games::new(),
+            games: Games::for_table(),
         }
     }
 
@@ -65,7 +66,7 @@ impl Table {
 
     /// The standings of the games so far, without the bootstrap; None before the first game.
     fn standings(&self) -> Option<Standings> {
-        if self.games.games.is_empty() {
+        if self.games.count() == 0 {
             return None;
         }
         standings::compute(&self.games, &Options::quick()).ok()

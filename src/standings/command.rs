@@ -100,7 +100,7 @@ pub fn from_files(
             let written = write_atomically(&out.dir.join(VIEWER_FILE), |file| {
                 let mut viewer =
                     crate::replay::html::Streaming::start(file, "multiversi standings · games")?;
-                let result = input::read_files(paths, strict, Some(&mut viewer));
+                let result = input::read_files(paths, strict, Some(&mut viewer), true);
                 let failed = result.is_err();
                 read = Some(result);
                 if failed {
@@ -112,10 +112,10 @@ pub fn from_files(
                 (Some(Err(e)), _) => return Err(e),
                 (_, Err(e)) => return Err(e),
                 (Some(Ok(read)), Ok(())) => read,
-                (None, Ok(())) => input::read_files::<std::io::Sink>(paths, strict, None)?,
+                (None, Ok(())) => input::read_files::<std::io::Sink>(paths, strict, None, true)?,
             }
         }
-        None => input::read_files::<std::io::Sink>(paths, strict, None)?,
+        None => input::read_files::<std::io::Sink>(paths, strict, None, out.is_some())?,
     };
     for d in &read.damaged {
         crate::stderr_line!("multiversi: warning: {d} (line skipped)");
@@ -137,7 +137,7 @@ pub fn from_files(
     for clash in read.games.name_clashes() {
         crate::stderr_line!("multiversi: warning: {}", clash_text(&clash));
     }
-    if read.games.games.is_empty() {
+    if read.games.count() == 0 {
         let files: Vec<String> = paths.iter().map(|p| p.display().to_string()).collect();
         return Err(fail(
             exit::BAD_INPUT,

@@ -1,7 +1,6 @@
-//! The compact summary of each game that every standings computation works from. A league of
-//! 10,000 games must fit in a few megabytes, so a record is boiled down to what the tables and
-//! the rating need (who sat where, the places, discs, faults, move-time totals) as soon as it is
-//! read, and the record itself is dropped.
+//! The summary of a game that every standings computation works from: a record is boiled down
+//! to what the tables and the rating need (who sat where, the places, discs, faults, move-time
+//! totals) as soon as it is read, added to the sums (`aggregate`), and dropped with its record.
 
 use crate::record::{FaultKind, GameRecord};
 use crate::rules::{Outcome, Seat};
@@ -89,27 +88,39 @@ pub enum Added {
     Duplicate(u32),
 }
 
-/// Every game read so far, in reading order, with the bots' names and the deals.
-#[derive(Clone, Debug, Default)]
+/// Every game read so far, boiled down as it is read: the bots' names, the deals, and the sums
+/// the standings are computed from (`aggregate::Sums`), so that memory grows with the bots and
+/// the deals, not with the games. What still grows with the games is small and said where it is
+/// kept: a fingerprint per game for the duplicates (`seen`), and for the online rating, which
+/// depends on the order of the games, a few bytes per game (`Sums::online`).
+#[derive(Clone, Debug)]
 pub struct Games {
     /// Bot names in order of first appearance.
     pub names: Vec<String>,
-    pub games: Vec<GameSummary>,
-    /// How many deals there are (`GameSummary::deal` is below this).
+    /// How many deals there are.
     pub deals: u32,
+    /// Games counted.
+    count: u32,
     bot_index: HashMap<String, u32>,
     /// Deals by run, deal id and seed: two leagues that share a name but not a seed have the
     /// same run and deal ids for different deals.
-    deal_index: HashMap<(String, u64, Option<u64>), u32>,
-    seen: HashMap<u64, u32>,
-    /// Each game's place in its schedule, beside `games`: the run (an index into `runs`) and the
-    /// game's index in it; `None` for a game played outside any schedule.
-    schedule: Vec<Option<(u32, u64)>>,
-    runs: Vec<String>,
+    deal_index: HashMap<(u32, u64, Option<u64>), u32>,
+    /// Each game's fingerprint and number, for the duplicates; None for a run's own table, whose
+    /// games come from the referee, once each.
+    seen: Option<HashMap<u64, u32>>,
+    /// Run names (of the records' `schedule`), in order of first appearance.
+    pub(crate) runs: Vec<String>,
     /// Per bot (like `names`), each distinct command it was recorded with and where that was
     /// first seen: the standings go by name, so two bots given the same name are one bot here,
     /// and this is how that gets noticed (`name_clashes`).
     commands: Vec<Vec<(Vec<String>, String)>>,
+    pub(crate) sums: super::aggregate::Sums,
+    /// In test builds only, every game's summary as read and its place in its schedule, for the
+    /// tests that compare the sums with the same figures computed game by game.
+    #[cfg(test)]
+    pub games: Vec<GameSummary>,
+    #[cfg(test)]
+    pub(crate) schedule: Vec<Option<(u32, u64)>>,
 }
 
 /// One name recorded with different commands: probably different bots counted as one.
@@ -148,9 +159,57 @@ fn fingerprint(record: &GameRecord) -> u64 {
     h.finish()
 }
 
+impl Default for Games {
+    fn default() -> Games {
+        Games::new()
+    }
+}
+
 impl Games {
+    /// Games to compute full standings from: duplicates noticed, the online rating kept in
+    /// schedule order, the game list of the HTML page kept.
     pub fn new() -> Games {
-        Games::default()
+        Games::empty(
+            Some(HashMap::new()),
+            super::aggregate::Sums::new(true, true),
+        )
+    }
+
+    fn empty(seen: Option<HashMap<u64, u32>>, sums: super::aggregate::Sums) -> Games {
+        Games {
+            names: Vec::new(),
+            deals: 0,
+            count: 0,
+            bot_index: HashMap::new(),
+            deal_index: HashMap::new(),
+            seen,
+            runs: Vec::new(),
+            commands: Vec::new(),
+            sums,
+            #[cfg(test)]
+            games: Vec::new(),
+            #[cfg(test)]
+            schedule: Vec::new(),
+        }
+    }
+
+    /// Games for a run's table, as the referee hands them over (each once, complete): no
+    /// duplicates looked for, no game list, and the online rating updated as the games come
+    /// (the table does not show it), so that nothing is kept per game.
+    pub fn for_table() -> Games {
+        Games::empty(None, super::aggregate::Sums::new(false, false))
+    }
+
+    /// Games that do not keep the HTML page's list of games (`new` keeps it): for standings
+    /// without the page.
+    pub fn without_game_list(mut self) -> Games {
+        self.sums.list = None;
+        self
+    }
+
+    /// Games counted so far.
+    pub fn count(&self) -> u32 {
+        self.count
     }
 
     /// Adds one game. A record whose parts do not fit together (seats, scores and ranking of
@@ -167,21 +226,34 @@ impl Games {
         record: &GameRecord,
         origin: impl Fn() -> String,
     ) -> Result<Added, String> {
-        let key = fingerprint(record);
-        if let Some(&first) = self.seen.get(&key) {
-            return Ok(Added::Duplicate(first));
+        let key = self.seen.as_ref().map(|_| fingerprint(record));
+        if let (Some(seen), Some(key)) = (&self.seen, key) {
+            if let Some(&first) = seen.get(&key) {
+                return Ok(Added::Duplicate(first));
+            }
         }
         let (groups, places) = check(record)?;
-        let number = self.games.len() as u32 + 1;
-        let deal = match &record.schedule {
-            Some(s) => {
+        let number = self.count + 1;
+        let run =
+            record
+                .schedule
+                .as_ref()
+                .map(|s| match self.runs.iter().position(|r| *r == s.run) {
+                    Some(i) => i as u32,
+                    None => {
+                        self.runs.push(s.run.clone());
+                        self.runs.len() as u32 - 1
+                    }
+                });
+        let deal = match (&record.schedule, run) {
+            (Some(s), Some(run)) => {
                 let next = self.deals;
                 *self
                     .deal_index
-                    .entry((s.run.clone(), s.deal, record.seed))
+                    .entry((run, s.deal, record.seed))
                     .or_insert(next)
             }
-            None => self.deals,
+            _ => self.deals,
         };
         if deal == self.deals {
             self.deals += 1;
@@ -220,35 +292,36 @@ impl Games {
                 }
             })
             .collect();
-        let place = record.schedule.as_ref().map(|s| {
-            let run = match self.runs.iter().position(|r| *r == s.run) {
-                Some(i) => i as u32,
-                None => {
-                    self.runs.push(s.run.clone());
-                    self.runs.len() as u32 - 1
-                }
-            };
-            (run, s.index)
-        });
-        self.schedule.push(place);
-        self.games.push(GameSummary {
+        let place = match (&record.schedule, run) {
+            (Some(s), Some(run)) => Some((run, s.index)),
+            _ => None,
+        };
+        let game = GameSummary {
             number,
             id: record.game.clone(),
             deal,
             result: record.result,
             seats,
-        });
-        self.seen.insert(key, number);
+        };
+        self.sums.add(&game, place, &self.runs);
+        self.count += 1;
+        #[cfg(test)]
+        {
+            self.schedule.push(place);
+            self.games.push(game);
+        }
+        if let (Some(seen), Some(key)) = (&mut self.seen, key) {
+            seen.insert(key, number);
+        }
         Ok(Added::Counted(number))
     }
 
     /// The same games in the order of their schedules (by run name, then place in the run),
     /// games outside any schedule after them in reading order, with bots and deals numbered
-    /// afresh in that order. What is computed from it (the online rating, the bootstrap's draws)
-    /// then depends only on which games there are, not on the order of the files and lines they
-    /// were read from: a league's shards merged in any order, or a league whose concurrent games
-    /// were recorded as they finished, give the standings of the same league played in one run.
-    /// Game numbers (the replay viewer's) stay as read.
+    /// afresh in that order: how the standings were computed game by game, before the sums
+    /// (`aggregate`) did the same as the games are read. Kept in test builds as the measure the
+    /// sums must agree with.
+    #[cfg(test)]
     pub fn in_schedule_order(&self) -> Games {
         let mut order: Vec<usize> = (0..self.games.len()).collect();
         let key = |i: usize| {
@@ -278,6 +351,7 @@ impl Games {
             sorted.games.push(game);
         }
         sorted.runs = self.runs.clone();
+        sorted.count = self.count;
         sorted
     }
 
@@ -310,6 +384,9 @@ impl Games {
 /// seat's place group and fractional place.
 fn check(record: &GameRecord) -> Result<(Vec<u8>, Vec<f32>), String> {
     let n = record.seats.len();
+    if n > 4 {
+        return Err(format!("{n} seats: a game has at most 4"));
+    }
     if n != record.rules.players as usize {
         return Err(format!(
             "{} seats for a game of {} players",

@@ -1,5 +1,5 @@
-//! Reading record files for the standings: line by line, each record summarised and dropped at
-//! once, so that a league's 10,000 games need a few megabytes, not the size of the files. Lines
+//! Reading record files for the standings: line by line, each record added to the sums and
+//! dropped at once, so that memory does not grow with the size of the files. Lines
 //! are read as `multiversi replay` reads them (`replay::read::read_line`); a damaged line — cut off
 //! by a kill, not a record, inconsistent — is skipped with a warning naming its file and line, or
 //! with `strict` is an error (exit 3). Optionally every game counted is also streamed into a
@@ -14,7 +14,7 @@ use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
 
 /// What reading the files gave.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct Read {
     pub games: Games,
     /// Lines skipped, with why.
@@ -25,12 +25,23 @@ pub struct Read {
 
 /// Reads the files in order. A file that cannot be opened or read is an error (exit 3) naming
 /// it; so is a damaged line when `strict`. With `viewer`, each game counted is written to it.
+/// `listed`: whether the games are kept for the HTML page's list of games.
 pub fn read_files<W: Write>(
     paths: &[PathBuf],
     strict: bool,
     mut viewer: Option<&mut Streaming<W>>,
+    listed: bool,
 ) -> Result<Read> {
-    let mut read = Read::default();
+    let games = Games::new();
+    let mut read = Read {
+        games: if listed {
+            games
+        } else {
+            games.without_game_list()
+        },
+        damaged: Vec::new(),
+        duplicates: Vec::new(),
+    };
     for path in paths {
         let cannot = |e: std::io::Error| cannot_read(path, e);
         let mut file = BufReader::new(std::fs::File::open(path).map_err(cannot)?);
@@ -153,7 +164,7 @@ mod tests {
         let two = dir.join("two.jsonl");
         std::fs::write(&two, line("g3") + "not json\n" + &line("g1")).unwrap();
         let paths = vec![one.clone(), two.clone()];
-        let read = read_files::<Vec<u8>>(&paths, false, None).unwrap();
+        let read = read_files::<Vec<u8>>(&paths, false, None, false).unwrap();
         assert_eq!(read.games.games.len(), 2);
         let damaged: Vec<String> = read.damaged.iter().map(|d| d.source.to_string()).collect();
         assert_eq!(
@@ -168,7 +179,7 @@ mod tests {
         assert_eq!(read.duplicates[0].0.line, 3);
         assert_eq!(read.duplicates[0].1, 1);
 
-        let e = read_files::<Vec<u8>>(&paths, true, None).unwrap_err();
+        let e = read_files::<Vec<u8>>(&paths, true, None, false).unwrap_err();
         let f = e.downcast_ref::<crate::exit::Failure>().unwrap();
         assert_eq!(f.code, exit::BAD_INPUT);
         assert!(
@@ -177,7 +188,8 @@ mod tests {
             f.message
         );
 
-        let e = read_files::<Vec<u8>>(&[dir.join("missing.jsonl")], false, None).unwrap_err();
+        let e =
+            read_files::<Vec<u8>>(&[dir.join("missing.jsonl")], false, None, false).unwrap_err();
         assert!(e.to_string().contains("missing.jsonl: no such file"));
         std::fs::remove_dir_all(&dir).unwrap();
     }
@@ -188,7 +200,7 @@ mod tests {
         let file = dir.join("g.jsonl");
         std::fs::write(&file, line("g1") + &line("g2") + &line("g1")).unwrap();
         let mut viewer = Streaming::start(Vec::new(), "t").unwrap();
-        read_files(&[file], false, Some(&mut viewer)).unwrap();
+        read_files(&[file], false, Some(&mut viewer), false).unwrap();
         let page = String::from_utf8(viewer.finish().unwrap()).unwrap();
         let g1 = page.find("\"game\":\"g1\"").unwrap();
         let g2 = page.find("\"game\":\"g2\"").unwrap();

@@ -1,7 +1,8 @@
 //! Standings and ratings: pure functions of game records.
 //!
-//! Records are boiled down to compact summaries as they are read (`games`), so thousands of games
-//! take little memory; from those come the counts per bot, seat and pair (`tally`), the
+//! Each record is summarised as it is read (`games`) and added to sums that grow with the bots and
+//! deals, not the games (`aggregate`); from those come the counts per bot, seat and pair (`tally`
+//! computes the same game by game, the measure the sums are tested against), the
 //! Plackett–Luce rating with bootstrap intervals (`rating`) and an online Weng–Lin cross-check
 //! (`weng_lin`). `compute` puts it all together in rank order; `report` prints and writes it
 //! (terminal, JSON, CSV, HTML); `input` reads record files; `command` is `multiversi standings`.
@@ -18,6 +19,7 @@
 //! print!("{}", standings::report::terminal(&table, false));
 //! ```
 
+mod aggregate;
 pub mod command;
 pub mod games;
 pub mod input;
@@ -140,18 +142,73 @@ pub struct GameLine {
 
 /// Computes the standings of the games. Fails only when the anchor bot is not among them.
 pub fn compute(games: &Games, options: &Options) -> Result<Standings, String> {
-    let games = &games.in_schedule_order();
-    let n = games.names.len();
+    let c = games.sums.canonical(&games.names, &games.runs);
+    let ratings = |anchor| {
+        rating::fit_prepared(
+            &c.prepared,
+            &rating::RatingOptions {
+                replicates: options.replicates,
+                seed: options.seed,
+                anchor,
+                ..rating::RatingOptions::default()
+            },
+        )
+    };
+    let list = c.list.iter().map(|g| GameLine {
+        number: g.number,
+        id: g.id.clone(),
+        seats: g.seats.clone(),
+        winner: g.winner,
+    });
+    assemble(
+        Parts {
+            names: &c.names,
+            tallies: &c.tallies,
+            deals_played: &c.deals_played,
+            online: &c.online,
+            seats: c.seats.clone(),
+            head_to_head: &c.head_to_head,
+            games: games.count() as usize,
+            deals: c.prepared.deals.len(),
+        },
+        options,
+        ratings,
+        list,
+    )
+}
+
+/// What the standings are made of, bots indexed like `names` (in schedule order).
+struct Parts<'a> {
+    names: &'a [String],
+    tallies: &'a [BotTally],
+    deals_played: &'a [u32],
+    online: &'a [weng_lin::WengLin],
+    seats: Vec<SeatTally>,
+    head_to_head: &'a [Vec<Meeting>],
+    games: usize,
+    deals: usize,
+}
+
+/// The standings from their parts: the anchor found, the ratings fitted (`fit`, given the
+/// anchor's index), bots put in rank order with the matrices to match, and the games listed with
+/// bots as ranks (`list`: bots indexed like the parts, in reading order).
+fn assemble(
+    parts: Parts,
+    options: &Options,
+    fit: impl FnOnce(Option<u32>) -> rating::Ratings,
+    list: impl Iterator<Item = GameLine>,
+) -> Result<Standings, String> {
+    let names = parts.names;
+    let n = names.len();
     let anchor = match &options.anchor {
         None => None,
-        Some(name) => match games.names.iter().position(|b| b == name) {
+        Some(name) => match names.iter().position(|b| b == name) {
             Some(i) => Some(i as u32),
             None => {
                 return Err(format!(
                     "anchor bot '{}' played none of these games (bots: {})",
                     crate::text::visible(name),
-                    games
-                        .names
+                    names
                         .iter()
                         .map(|n| crate::text::visible(n).into_owned())
                         .collect::<Vec<_>>()
@@ -160,20 +217,10 @@ pub fn compute(games: &Games, options: &Options) -> Result<Standings, String> {
             }
         },
     };
-    let tallies = tally::bots(&games.games, n);
-    let fitted = rating::fit(
-        &games.games,
-        n,
-        games.deals as usize,
-        &rating::RatingOptions {
-            replicates: options.replicates,
-            seed: options.seed,
-            anchor,
-            ..rating::RatingOptions::default()
-        },
-    );
-    let online = weng_lin::ratings(&games.games, n);
-    let deals = tally::deals(&games.games, n);
+    let tallies = parts.tallies;
+    let fitted = fit(anchor);
+    let online = parts.online;
+    let deals = parts.deals_played;
     let meaningful = |bot: usize| deals[bot] >= MIN_DEALS;
     let superiority: Vec<Vec<Option<f64>>> = fitted
         .superiority
@@ -191,7 +238,7 @@ pub fn compute(games: &Games, options: &Options) -> Result<Standings, String> {
         fitted.rating[b]
             .total_cmp(&fitted.rating[a])
             .then(tallies[b].points.total_cmp(&tallies[a].points))
-            .then(games.names[a].cmp(&games.names[b]))
+            .then(names[a].cmp(&names[b]))
     });
     let mut rank_of = vec![0u32; n];
     for (rank, &bot) in order.iter().enumerate() {
@@ -202,7 +249,7 @@ pub fn compute(games: &Games, options: &Options) -> Result<Standings, String> {
         .enumerate()
         .map(|(rank, &bot)| BotStanding {
             rank: rank + 1,
-            name: games.names[bot].clone(),
+            name: names[bot].clone(),
             tally: tallies[bot].clone(),
             rating: fitted.rating[bot],
             interval: fitted.interval[bot].filter(|_| meaningful(bot)),
@@ -211,9 +258,42 @@ pub fn compute(games: &Games, options: &Options) -> Result<Standings, String> {
             superiority_next: order.get(rank + 1).and_then(|&next| superiority[bot][next]),
         })
         .collect();
-    let pairs = tally::head_to_head(&games.games, n);
     // The page lists the games as read, like the replay viewer it links to.
-    let mut game_list: Vec<GameLine> = games
+    let game_list: Vec<GameLine> = list
+        .map(|mut g| {
+            for seat in &mut g.seats {
+                seat.0 = rank_of[seat.0 as usize];
+            }
+            g.winner = g.winner.map(|bot| rank_of[bot as usize]);
+            g
+        })
+        .collect();
+    Ok(Standings {
+        games: parts.games,
+        deals: parts.deals,
+        damaged_lines: 0,
+        duplicates: 0,
+        options: options.clone(),
+        replicates: fitted.replicates,
+        bots,
+        seats: parts.seats,
+        head_to_head: reorder(parts.head_to_head, &order),
+        superiority: reorder(&superiority, &order),
+        game_list,
+    })
+}
+
+/// The standings computed game by game from every game's summary in schedule order, as they
+/// were before the sums: the measure `compute` must agree with, figure for figure.
+#[cfg(test)]
+pub(crate) fn compute_game_by_game(games: &Games, options: &Options) -> Result<Standings, String> {
+    let games = &games.in_schedule_order();
+    let n = games.names.len();
+    let tallies = tally::bots(&games.games, n);
+    let online = weng_lin::ratings(&games.games, n);
+    let deals = tally::deals(&games.games, n);
+    let pairs = tally::head_to_head(&games.games, n);
+    let mut list: Vec<GameLine> = games
         .games
         .iter()
         .map(|g| GameLine {
@@ -222,30 +302,43 @@ pub fn compute(games: &Games, options: &Options) -> Result<Standings, String> {
             seats: g
                 .seats
                 .iter()
-                .map(|s| (rank_of[s.bot as usize], s.place, s.fault.is_some()))
+                .map(|s| (s.bot, s.place, s.fault.is_some()))
                 .collect(),
             winner: match g.result {
-                crate::rules::Outcome::Win { winner } => {
-                    g.seats.get(winner).map(|s| rank_of[s.bot as usize])
-                }
+                crate::rules::Outcome::Win { winner } => g.seats.get(winner).map(|s| s.bot),
                 crate::rules::Outcome::Draw => None,
             },
         })
         .collect();
-    game_list.sort_by_key(|g| g.number);
-    Ok(Standings {
-        games: games.games.len(),
-        deals: games.deals as usize,
-        damaged_lines: 0,
-        duplicates: 0,
-        options: options.clone(),
-        replicates: fitted.replicates,
-        bots,
-        seats: tally::seats(&games.games),
-        head_to_head: reorder(&pairs, &order),
-        superiority: reorder(&superiority, &order),
-        game_list,
-    })
+    list.sort_by_key(|g| g.number);
+    let fit = |anchor| {
+        rating::fit(
+            &games.games,
+            n,
+            games.deals as usize,
+            &rating::RatingOptions {
+                replicates: options.replicates,
+                seed: options.seed,
+                anchor,
+                ..rating::RatingOptions::default()
+            },
+        )
+    };
+    assemble(
+        Parts {
+            names: &games.names,
+            tallies: &tallies,
+            deals_played: &deals,
+            online: &online,
+            seats: tally::seats(&games.games),
+            head_to_head: &pairs,
+            games: games.games.len(),
+            deals: games.deals as usize,
+        },
+        options,
+        fit,
+        list.into_iter(),
+    )
 }
 
 /// A square matrix with rows and columns put in `order`.
@@ -362,6 +455,173 @@ mod tests {
             super::weng_lin::ratings(&g.games, g.names.len())[a]
         };
         assert_ne!(online_a(&in_order), online_a(&shuffled));
+    }
+
+    /// A varied set of records: three runs (two sharing a name, not a seed), games outside any
+    /// schedule, 3- and 4-player games, shared places of 2 (and with `all_ties` of 3 and 4),
+    /// draws with disqualified seats, move times. `exact`: times and shares that add up exactly
+    /// in binary (so that the game-by-game sums, made in another order, are exact too).
+    fn varied_records(all_ties: bool) -> Vec<crate::record::GameRecord> {
+        use crate::record::FaultKind;
+        use crate::rng::Rng;
+        use crate::standings::games::tests::{fault, mv, scheduled};
+        let pool = ["a", "b", "c", "d", "e", "f", "g"];
+        let mut rng = Rng::new(7);
+        let mut out = Vec::new();
+        let runs = [("L", None), ("L", Some(5)), ("K", Some(1))];
+        for (r, &(run, seed)) in runs.iter().enumerate() {
+            for deal in 0..12u64 {
+                let players = 3 + (deal as usize + r) % 2;
+                let mut bots: Vec<&str> = pool.to_vec();
+                for k in 0..players {
+                    let j = k + rng.below((pool.len() - k) as u64) as usize;
+                    bots.swap(k, j);
+                }
+                for seating in 0..6u64 {
+                    let index = deal * 6 + seating;
+                    let mut seated = bots[..players].to_vec();
+                    seated.rotate_left(seating as usize % players);
+                    let mut g = game(&mut rng, &seated, all_ties);
+                    g.game = format!("{run}-{r}-{index}");
+                    g.seed = seed;
+                    out.push(scheduled(g, run, index, deal));
+                }
+            }
+        }
+        for i in 0..10 {
+            let seated = [pool[i % 7], pool[(i + 2) % 7], pool[(i + 4) % 7]];
+            let mut g = game(&mut rng, &seated, all_ties);
+            g.game = format!("plain-{i}");
+            out.push(g);
+        }
+        // Disqualifications and draws.
+        for (i, g) in out.iter_mut().enumerate() {
+            if i % 9 == 4 {
+                let seat = g
+                    .ranking
+                    .last()
+                    .and_then(|p| p.first().copied())
+                    .unwrap_or(0);
+                g.faults.push(fault(seat, FaultKind::Timeout));
+            }
+            if i % 13 == 6 && g.faults.is_empty() {
+                g.result = Outcome::Draw;
+            }
+            // A point shared by 3 is not exact in binary: a third seat disqualified.
+            let sharing = g.seats.len() - g.faults.len();
+            if !all_ties && matches!(g.result, Outcome::Draw) && sharing == 3 {
+                let out = g
+                    .ranking
+                    .iter()
+                    .rev()
+                    .flatten()
+                    .copied()
+                    .find(|&s| !g.faults.iter().any(|f| f.seat == s));
+                if let Some(seat) = out {
+                    g.faults.push(fault(seat, FaultKind::Crash));
+                }
+            }
+        }
+        // Read in an order far from the schedule's.
+        for i in (1..out.len()).rev() {
+            let j = rng.below(i as u64 + 1) as usize;
+            out.swap(i, j);
+        }
+        return out;
+
+        fn game(rng: &mut Rng, seated: &[&str], all_ties: bool) -> crate::record::GameRecord {
+            let n = seated.len();
+            let mut seats: Vec<usize> = (0..n).collect();
+            for i in (1..n).rev() {
+                let j = rng.below(i as u64 + 1) as usize;
+                seats.swap(i, j);
+            }
+            // Places: groups of sizes drawn so that ties come up often.
+            let mut ranking: Vec<Vec<usize>> = Vec::new();
+            let mut i = 0;
+            while i < n {
+                let most = if all_ties { n - i } else { 2.min(n - i) };
+                let size = if rng.below(3) == 0 {
+                    1 + rng.below(most as u64) as usize
+                } else {
+                    1
+                };
+                ranking.push(seats[i..i + size].to_vec());
+                i += size;
+            }
+            let mut scores = vec![0u32; n];
+            for (place, group) in ranking.iter().enumerate() {
+                for &seat in group {
+                    scores[seat] = 40 - 5 * place as u32;
+                }
+            }
+            let ranking_refs: Vec<&[usize]> = ranking.iter().map(Vec::as_slice).collect();
+            let winner = ranking[0][0];
+            let mut r = super::games::tests::record(
+                seated,
+                &scores,
+                &ranking_refs,
+                if ranking[0].len() == 1 {
+                    Outcome::Win { winner }
+                } else {
+                    Outcome::Draw
+                },
+            );
+            for ply in 0..(4 + rng.below(8) as u32) {
+                let ms = if all_ties {
+                    rng.below(100_000) as f64 / 1000.0
+                } else {
+                    rng.below(64) as f64 / 8.0
+                };
+                r.moves.push(mv(ply, ply as usize % n, ms));
+            }
+            r
+        }
+    }
+
+    /// The sums give what the standings were game by game: every figure equal where the game by
+    /// game sums are exact in binary too, and the same files written where they are not (shared
+    /// places of 3 and 4, a point shared by 3, times in thousandths).
+    #[test]
+    fn the_sums_give_the_figures_of_the_games_one_by_one() {
+        for all_ties in [false, true] {
+            let mut games = Games::new();
+            for r in varied_records(all_ties) {
+                games.add(&r).unwrap();
+            }
+            assert!(games.deals > 36 && games.names.len() == 7);
+            for options in [
+                Options::default(),
+                Options::quick(),
+                Options {
+                    anchor: Some("c".into()),
+                    seed: 9,
+                    replicates: 50,
+                },
+            ] {
+                let sums = compute(&games, &options).unwrap();
+                let one_by_one = compute_game_by_game(&games, &options).unwrap();
+                if !all_ties {
+                    assert_eq!(sums.bots, one_by_one.bots);
+                    assert_eq!(sums.seats, one_by_one.seats);
+                    assert_eq!(sums.head_to_head, one_by_one.head_to_head);
+                    assert_eq!(sums.superiority, one_by_one.superiority);
+                    assert_eq!(sums.game_list, one_by_one.game_list);
+                    assert_eq!(sums, one_by_one);
+                }
+                assert_eq!(report::json(&sums), report::json(&one_by_one));
+                assert_eq!(report::csv(&sums), report::csv(&one_by_one));
+                assert_eq!(
+                    report::terminal(&sums, true),
+                    report::terminal(&one_by_one, true)
+                );
+                assert_eq!(
+                    report::html::page(&sums, Some("games.html")),
+                    report::html::page(&one_by_one, Some("games.html"))
+                );
+                assert!(sums.bots.iter().any(|b| b.interval.is_some()) || options.replicates == 0);
+            }
+        }
     }
 
     #[test]

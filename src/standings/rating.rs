@@ -54,27 +54,30 @@ impl Default for RatingOptions {
 }
 
 /// A choice set of one stage of a finishing order: the bots still to be placed, sorted.
-type ChoiceSet = Vec<u32>;
+pub(crate) type ChoiceSet = Vec<u32>;
 
 /// The sufficient statistics of some games for the Plackett–Luce likelihood: how often (with
 /// fractional weights from shared places) each set of bots was a choice set, and how often each
 /// bot was chosen. Stages with a single bot left carry no information and are left out.
 #[derive(Clone, Debug, Default)]
-struct Stages {
-    /// (index into the set table, weight)
-    sets: Vec<(u32, f64)>,
-    /// (bot, times chosen)
-    chosen: Vec<(u32, f64)>,
+pub(crate) struct Stages {
+    /// (index into the set table, weight), by index
+    pub sets: Vec<(u32, f64)>,
+    /// (bot, times chosen), by bot
+    pub chosen: Vec<(u32, f64)>,
 }
 
 /// The games cut into stages once, per deal, so that every bootstrap replicate only adds up
 /// weights.
-struct Prepared {
-    bots: usize,
-    set_table: Vec<ChoiceSet>,
-    deals: Vec<Stages>,
+/// The standings make it from their sums as the games are read (`aggregate`); `fit` makes it
+/// from game summaries.
+pub(crate) struct Prepared {
+    pub bots: usize,
+    /// Choice sets in order of first appearance (the order the fit adds their terms in).
+    pub set_table: Vec<ChoiceSet>,
+    pub deals: Vec<Stages>,
     /// Which bots play in each deal.
-    deal_bots: Vec<Vec<u32>>,
+    pub deal_bots: Vec<Vec<u32>>,
 }
 
 fn prepare(games: &[GameSummary], bots: usize, deals: usize) -> Prepared {
@@ -129,6 +132,16 @@ fn prepare(games: &[GameSummary], bots: usize, deals: usize) -> Prepared {
 /// shared places allow, each with equal weight; per stage the choice set (sorted), the weight and
 /// the bot chosen. A game has at most 4 bots, so at most 24 orders.
 fn stages(ranking: &[Vec<u32>]) -> Vec<(ChoiceSet, f64, u32)> {
+    let (orders, list) = stage_list(ranking);
+    let weight = 1.0 / orders as f64;
+    list.into_iter()
+        .map(|(set, chosen)| (set, weight, chosen))
+        .collect()
+}
+
+/// `stages` as the number of orders (each weighs one over it) and per stage the choice set and
+/// the bot chosen.
+pub(crate) fn stage_list(ranking: &[Vec<u32>]) -> (usize, Vec<(ChoiceSet, u32)>) {
     let mut orders: Vec<Vec<u32>> = vec![Vec::new()];
     for group in ranking {
         let perms = permutations(group);
@@ -143,16 +156,15 @@ fn stages(ranking: &[Vec<u32>]) -> Vec<(ChoiceSet, f64, u32)> {
             })
             .collect();
     }
-    let weight = 1.0 / orders.len() as f64;
     let mut out = Vec::new();
     for order in &orders {
         for t in 0..order.len().saturating_sub(1) {
             let mut set = order[t..].to_vec();
             set.sort_unstable();
-            out.push((set, weight, order[t]));
+            out.push((set, order[t]));
         }
     }
-    out
+    (orders.len(), out)
 }
 
 fn permutations(items: &[u32]) -> Vec<Vec<u32>> {
@@ -275,10 +287,15 @@ pub struct Ratings {
 /// Fits the ratings of `bots` bots to the games, with intervals from a bootstrap over the `deals`
 /// deals.
 pub fn fit(games: &[GameSummary], bots: usize, deals: usize, options: &RatingOptions) -> Ratings {
-    let prepared = prepare(games, bots, deals);
+    fit_prepared(&prepare(games, bots, deals), options)
+}
+
+/// `fit`, from the games' stages cut per deal.
+pub(crate) fn fit_prepared(prepared: &Prepared, options: &RatingOptions) -> Ratings {
+    let (bots, deals) = (prepared.bots, prepared.deals.len());
     let counts = vec![1u32; deals];
     let everyone = vec![true; bots];
-    let (gamma, _) = fit_counts(&prepared, &counts, options.prior, &vec![1.0; bots]);
+    let (gamma, _) = fit_counts(prepared, &counts, options.prior, &vec![1.0; bots]);
     let rating = to_ratings(&gamma, options.anchor, &everyone);
     let replicates = if deals >= 2 { options.replicates } else { 0 };
     let mut samples: Vec<Vec<f64>> = vec![Vec::with_capacity(replicates as usize); bots];
@@ -289,7 +306,7 @@ pub fn fit(games: &[GameSummary], bots: usize, deals: usize, options: &RatingOpt
         for _ in 0..deals {
             counts[rng.below(deals as u64) as usize] += 1;
         }
-        let (g, present) = fit_counts(&prepared, &counts, options.prior, &gamma);
+        let (g, present) = fit_counts(prepared, &counts, options.prior, &gamma);
         // An anchor that sits out a replicate leaves nothing to measure from: skip it.
         if let Some(a) = options.anchor {
             if !present[a as usize] {

@@ -19,30 +19,40 @@ pub struct WengLin {
 /// Runs the update over the games in order, each seat a team of one ranked by its place group
 /// (shared places share a rank); returns every bot's final rating.
 pub fn ratings(games: &[GameSummary], bots: usize) -> Vec<WengLin> {
-    let config = WengLinConfig::new();
     let mut current = vec![WengLinRating::new(); bots];
     for g in games {
-        let teams: Vec<[WengLinRating; 1]> =
-            g.seats.iter().map(|s| [current[s.bot as usize]]).collect();
-        let ranked: Vec<(&[WengLinRating], MultiTeamOutcome)> = teams
-            .iter()
-            .zip(&g.seats)
-            .map(|(t, s)| (&t[..], MultiTeamOutcome::new(s.group as usize + 1)))
-            .collect();
-        let updated = weng_lin_multi_team(&ranked, &config);
-        for (s, team) in g.seats.iter().zip(updated) {
-            if let Some(r) = team.first() {
-                current[s.bot as usize] = *r;
-            }
+        let seats: Vec<(u32, u8)> = g.seats.iter().map(|s| (s.bot, s.group)).collect();
+        update(&mut current, &seats);
+    }
+    current.into_iter().map(of).collect()
+}
+
+/// One game's update: `seats` are its bots (indices into `current`) with their place groups.
+pub fn update(current: &mut [WengLinRating], seats: &[(u32, u8)]) {
+    let config = WengLinConfig::new();
+    let teams: Vec<[WengLinRating; 1]> = seats
+        .iter()
+        .map(|&(bot, _)| [current[bot as usize]])
+        .collect();
+    let ranked: Vec<(&[WengLinRating], MultiTeamOutcome)> = teams
+        .iter()
+        .zip(seats)
+        .map(|(t, &(_, group))| (&t[..], MultiTeamOutcome::new(group as usize + 1)))
+        .collect();
+    let updated = weng_lin_multi_team(&ranked, &config);
+    for (&(bot, _), team) in seats.iter().zip(updated) {
+        if let Some(r) = team.first() {
+            current[bot as usize] = *r;
         }
     }
-    current
-        .into_iter()
-        .map(|r| WengLin {
-            mu: r.rating,
-            sigma: r.uncertainty,
-        })
-        .collect()
+}
+
+/// A rating as the standings show it.
+pub fn of(r: WengLinRating) -> WengLin {
+    WengLin {
+        mu: r.rating,
+        sigma: r.uncertainty,
+    }
 }
 
 #[cfg(test)]

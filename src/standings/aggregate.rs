@@ -1,0 +1,515 @@
+//! The sums the standings are computed from, added to as each game is read, so that what is kept
+//! grows with the bots and the deals, not with the games: per bot its totals, per deal the
+//! Plackett–Luce stages its games make (the bootstrap resamples deals, so a deal's stages are all
+//! it needs of them), per seat and per pair of bots their counts.
+//!
+//! **The same figures as game by game.** The standings were first computed from every game's
+//! summary, in the order of the schedules (`Games::in_schedule_order`), so that they do not depend
+//! on the order files and lines are read in. The sums give the same figures in any reading
+//! order: what is added up is counted exactly (weights of shared places in 24ths of a game,
+//! points in 12ths, places in halves, move times in 2⁻⁴⁰ ms), and what depends on an order — the
+//! numbering of bots, deals and choice sets, which sets the order the fit adds its terms in — is
+//! taken from each one's first appearance in schedule order, remembered as the games come
+//! (`Place`) and applied when the standings are computed (`Sums::canonical`). The one figure that
+//! depends on the order of the games themselves, the online Weng–Lin rating, keeps a few bytes per
+//! game (`Online`) to replay them in schedule order. A test in `standings` compares everything
+//! with the game-by-game computation.
+
+use super::games::GameSummary;
+use super::rating::{stage_list, ChoiceSet, Prepared, Stages};
+use super::tally::{BotTally, Meeting, SeatTally};
+use super::weng_lin::{self, WengLin};
+use crate::record::FaultKind;
+use crate::rules::Outcome;
+use skillratings::weng_lin::WengLinRating;
+use std::cmp::Ordering;
+use std::collections::HashMap;
+
+/// A game's weight in the Plackett–Luce sums, in units: every order that shared places allow
+/// weighs `UNITS / orders` of them. A game has at most 4 seats, so the orders (a product of
+/// factorials of the sizes of its places) divide 4! = 24.
+const UNITS: u64 = 24;
+/// Points are counted in twelfths: a draw's point shared by 1 to 4 seats.
+const POINT_UNITS: u64 = 12;
+/// Move times are counted in 2⁻⁴⁰ ms: exact sums of any sub-nanosecond times, in any order.
+const MS_SCALE: f64 = (1u64 << 40) as f64;
+
+/// Where a game comes in the order the standings are computed in: games of a schedule by run
+/// name, then index in the run, then the others; ties (and the others) in reading order.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Place {
+    /// An index into the run names; `NO_RUN` for a game outside any schedule.
+    run: u32,
+    index: u64,
+    /// The game's number in reading order.
+    number: u32,
+}
+
+const NO_RUN: u32 = u32::MAX;
+
+impl Place {
+    fn new(schedule: Option<(u32, u64)>, number: u32) -> Place {
+        let (run, index) = schedule.unwrap_or((NO_RUN, 0));
+        Place { run, index, number }
+    }
+
+    fn cmp(&self, other: &Place, runs: &[String]) -> Ordering {
+        match (self.run == NO_RUN, other.run == NO_RUN) {
+            (false, false) => runs[self.run as usize]
+                .cmp(&runs[other.run as usize])
+                .then(self.index.cmp(&other.index))
+                .then(self.number.cmp(&other.number)),
+            (false, true) => Ordering::Less,
+            (true, false) => Ordering::Greater,
+            (true, true) => self.number.cmp(&other.number),
+        }
+    }
+}
+
+/// One bot's totals, exactly.
+#[derive(Clone, Debug)]
+struct BotSums {
+    /// The first game it played in, in schedule order, and its seat there: its number.
+    first: (Place, usize),
+    games: u32,
+    wins: u32,
+    draws: u32,
+    losses: u32,
+    points: u64,
+    discs: u64,
+    /// Places in halves.
+    places: u64,
+    faults: [u32; FaultKind::ALL.len()],
+    moves: u64,
+    ms: i128,
+    max_ms: f64,
+}
+
+/// One deal's Plackett–Luce stages, in units: (choice set, weight), (bot, times chosen).
+#[derive(Clone, Debug)]
+struct DealSums {
+    first: Place,
+    sets: Vec<(u32, u64)>,
+    chosen: Vec<(u32, u64)>,
+    bots: Vec<u32>,
+}
+
+/// A choice set (bots as read, sorted), and where it first appears in schedule order: the game
+/// and its place among that game's stages.
+#[derive(Clone, Debug)]
+struct SetSums {
+    bots: ChoiceSet,
+    first: (Place, usize),
+}
+
+#[derive(Clone, Debug, Default)]
+struct SeatSums {
+    games: u32,
+    wins: u32,
+    draws: u32,
+    points: u64,
+    places: u64,
+}
+
+/// A game as the online rating needs it, to replay in schedule order: 32 bytes.
+#[derive(Clone, Copy, Debug)]
+struct Online {
+    run: u32,
+    index: u64,
+    bots: [u32; 4],
+    /// Each seat's place group; `u8::MAX` past the last seat.
+    groups: [u8; 4],
+}
+
+/// A game for the HTML page's list, with bots as read.
+#[derive(Clone, Debug)]
+pub(crate) struct Listed {
+    pub number: u32,
+    pub id: String,
+    pub seats: Vec<(u32, f32, bool)>,
+    pub winner: Option<u32>,
+}
+
+/// What the standings are computed from; see the module's note.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Sums {
+    bots: Vec<BotSums>,
+    deals: Vec<DealSums>,
+    sets: Vec<SetSums>,
+    set_index: HashMap<ChoiceSet, u32>,
+    /// Per game size (index 0–4), per seat.
+    seats: [Vec<SeatSums>; 5],
+    meetings: Vec<Vec<Meeting>>,
+    /// The games for the online rating in schedule order; None: it is updated as games come.
+    online: Option<Vec<Online>>,
+    live: Vec<WengLinRating>,
+    /// The games for the HTML page, or None.
+    pub list: Option<Vec<Listed>>,
+}
+
+/// The sums with bots, deals and choice sets numbered in schedule order, as the standings use
+/// them: bots are indexed like `names`.
+pub(crate) struct Canonical {
+    pub names: Vec<String>,
+    pub tallies: Vec<BotTally>,
+    pub deals_played: Vec<u32>,
+    pub prepared: Prepared,
+    pub online: Vec<WengLin>,
+    pub seats: Vec<SeatTally>,
+    pub head_to_head: Vec<Vec<Meeting>>,
+    /// The HTML page's games, bots numbered like `names`.
+    pub list: Vec<Listed>,
+}
+
+impl Sums {
+    /// Sums that replay the online rating in schedule order (`ordered`) or update it as the
+    /// games come, and keep the HTML page's game list or not.
+    pub fn new(ordered: bool, list: bool) -> Sums {
+        Sums {
+            online: ordered.then(Vec::new),
+            list: list.then(Vec::new),
+            ..Sums::default()
+        }
+    }
+
+    /// Adds one game (its bots and deal numbered as read, `schedule` its run and index there).
+    pub fn add(&mut self, g: &GameSummary, schedule: Option<(u32, u64)>, runs: &[String]) {
+        let place = Place::new(schedule, g.number);
+        let earlier = |a: &(Place, usize), b: &(Place, usize)| {
+            a.0.cmp(&b.0, runs).then(a.1.cmp(&b.1)) == Ordering::Less
+        };
+        let bots_now = g
+            .seats
+            .iter()
+            .map(|s| s.bot as usize + 1)
+            .max()
+            .unwrap_or(0);
+        while self.bots.len() < bots_now {
+            self.bots.push(BotSums {
+                first: (place, usize::MAX),
+                games: 0,
+                wins: 0,
+                draws: 0,
+                losses: 0,
+                points: 0,
+                discs: 0,
+                places: 0,
+                faults: [0; FaultKind::ALL.len()],
+                moves: 0,
+                ms: 0,
+                max_ms: 0.0,
+            });
+            self.live.push(WengLinRating::new());
+        }
+        let n = self.bots.len();
+        for row in &mut self.meetings {
+            row.resize(n, Meeting::default());
+        }
+        self.meetings.resize(n, vec![Meeting::default(); n]);
+        let sharing = g.seats.iter().filter(|s| s.fault.is_none()).count() as u64;
+        let points = |seat: usize| -> u64 {
+            match g.result {
+                Outcome::Win { winner } => POINT_UNITS * (winner == seat) as u64,
+                Outcome::Draw if g.seats[seat].fault.is_none() => POINT_UNITS / sharing.max(1),
+                Outcome::Draw => 0,
+            }
+        };
+        for (seat, s) in g.seats.iter().enumerate() {
+            let b = &mut self.bots[s.bot as usize];
+            if b.first.1 == usize::MAX || earlier(&(place, seat), &b.first) {
+                b.first = (place, seat);
+            }
+            b.games += 1;
+            match g.result {
+                Outcome::Win { winner } if winner == seat => b.wins += 1,
+                _ if g.shares_draw(seat) => b.draws += 1,
+                _ => b.losses += 1,
+            }
+            b.points += points(seat);
+            b.discs += s.score as u64;
+            b.places += (s.place * 2.0) as u64;
+            if let Some(kind) = s.fault {
+                b.faults[kind.index()] += 1;
+            }
+            b.moves += s.moves as u64;
+            b.ms += (s.total_ms * MS_SCALE).round() as i128;
+            b.max_ms = b.max_ms.max(s.max_ms);
+        }
+        // The deal's stages.
+        let deal = g.deal as usize;
+        if deal == self.deals.len() {
+            self.deals.push(DealSums {
+                first: place,
+                sets: Vec::new(),
+                chosen: Vec::new(),
+                bots: Vec::new(),
+            });
+        }
+        let d = &mut self.deals[deal];
+        if place.cmp(&d.first, runs) == Ordering::Less {
+            d.first = place;
+        }
+        let (orders, list) = stage_list(&g.ranking());
+        let weight = UNITS / orders.max(1) as u64;
+        for (position, (set, chosen)) in list.into_iter().enumerate() {
+            let id = match self.set_index.get(&set) {
+                Some(&id) => {
+                    let s = &mut self.sets[id as usize];
+                    if earlier(&(place, position), &s.first) {
+                        s.first = (place, position);
+                    }
+                    id
+                }
+                None => {
+                    let id = self.sets.len() as u32;
+                    self.sets.push(SetSums {
+                        bots: set.clone(),
+                        first: (place, position),
+                    });
+                    self.set_index.insert(set, id);
+                    id
+                }
+            };
+            add_to(&mut d.sets, id, weight);
+            add_to(&mut d.chosen, chosen, weight);
+        }
+        for s in &g.seats {
+            if !d.bots.contains(&s.bot) {
+                d.bots.push(s.bot);
+            }
+        }
+        // The seats.
+        let size = g.seats.len().min(4);
+        let row = &mut self.seats[size];
+        if row.is_empty() {
+            *row = vec![SeatSums::default(); size];
+        }
+        for (seat, s) in g.seats.iter().enumerate().take(size) {
+            let t = &mut row[seat];
+            t.games += 1;
+            t.wins += matches!(g.result, Outcome::Win { winner } if winner == seat) as u32;
+            t.draws += g.shares_draw(seat) as u32;
+            t.points += points(seat);
+            t.places += (s.place * 2.0) as u64;
+        }
+        // Head to head.
+        for x in &g.seats {
+            for y in &g.seats {
+                if x.bot != y.bot {
+                    let m = &mut self.meetings[x.bot as usize][y.bot as usize];
+                    m.games += 1;
+                    m.above += (x.group < y.group) as u32;
+                    m.tied += (x.group == y.group) as u32;
+                }
+            }
+        }
+        // The online rating.
+        let seats: Vec<(u32, u8)> = g.seats.iter().map(|s| (s.bot, s.group)).collect();
+        match &mut self.online {
+            Some(games) if seats.len() <= 4 => {
+                let mut o = Online {
+                    run: place.run,
+                    index: place.index,
+                    bots: [0; 4],
+                    groups: [u8::MAX; 4],
+                };
+                for (i, &(bot, group)) in seats.iter().enumerate() {
+                    o.bots[i] = bot;
+                    o.groups[i] = group;
+                }
+                games.push(o);
+            }
+            _ => weng_lin::update(&mut self.live, &seats),
+        }
+        if let Some(list) = &mut self.list {
+            list.push(Listed {
+                number: g.number,
+                id: g.id.clone(),
+                seats: g
+                    .seats
+                    .iter()
+                    .map(|s| (s.bot, s.place, s.fault.is_some()))
+                    .collect(),
+                winner: match g.result {
+                    Outcome::Win { winner } => g.seats.get(winner).map(|s| s.bot),
+                    Outcome::Draw => None,
+                },
+            });
+        }
+    }
+
+    /// The sums renumbered in schedule order (see the module's note). `names` and `runs` are the
+    /// bots' and runs' names as read.
+    pub fn canonical(&self, names: &[String], runs: &[String]) -> Canonical {
+        let n = self.bots.len();
+        let by_first =
+            |a: &(Place, usize), b: &(Place, usize)| a.0.cmp(&b.0, runs).then(a.1.cmp(&b.1));
+        let mut order: Vec<usize> = (0..n).collect();
+        order.sort_by(|&a, &b| by_first(&self.bots[a].first, &self.bots[b].first));
+        let mut new_bot = vec![0u32; n];
+        for (i, &bot) in order.iter().enumerate() {
+            new_bot[bot] = i as u32;
+        }
+        let mut set_order: Vec<usize> = (0..self.sets.len()).collect();
+        set_order.sort_by(|&a, &b| by_first(&self.sets[a].first, &self.sets[b].first));
+        let mut new_set = vec![0u32; self.sets.len()];
+        for (i, &set) in set_order.iter().enumerate() {
+            new_set[set] = i as u32;
+        }
+        let set_table: Vec<ChoiceSet> = set_order
+            .iter()
+            .map(|&set| {
+                let mut bots: ChoiceSet = self.sets[set]
+                    .bots
+                    .iter()
+                    .map(|&b| new_bot[b as usize])
+                    .collect();
+                bots.sort_unstable();
+                bots
+            })
+            .collect();
+        let mut deal_order: Vec<usize> = (0..self.deals.len()).collect();
+        deal_order.sort_by(|&a, &b| self.deals[a].first.cmp(&self.deals[b].first, runs));
+        let weight = |units: u64| units as f64 / UNITS as f64;
+        let deals: Vec<Stages> = deal_order
+            .iter()
+            .map(|&d| {
+                let d = &self.deals[d];
+                let mut sets: Vec<(u32, f64)> = d
+                    .sets
+                    .iter()
+                    .map(|&(s, w)| (new_set[s as usize], weight(w)))
+                    .collect();
+                sets.sort_by_key(|&(s, _)| s);
+                let mut chosen: Vec<(u32, f64)> = d
+                    .chosen
+                    .iter()
+                    .map(|&(b, w)| (new_bot[b as usize], weight(w)))
+                    .collect();
+                chosen.sort_by_key(|&(b, _)| b);
+                Stages { sets, chosen }
+            })
+            .collect();
+        let deal_bots: Vec<Vec<u32>> = deal_order
+            .iter()
+            .map(|&d| {
+                self.deals[d]
+                    .bots
+                    .iter()
+                    .map(|&b| new_bot[b as usize])
+                    .collect()
+            })
+            .collect();
+        let mut deals_played = vec![0u32; n];
+        for bots in &deal_bots {
+            for &b in bots {
+                deals_played[b as usize] += 1;
+            }
+        }
+        let tallies = order
+            .iter()
+            .map(|&bot| {
+                let b = &self.bots[bot];
+                BotTally {
+                    games: b.games,
+                    wins: b.wins,
+                    draws: b.draws,
+                    losses: b.losses,
+                    points: b.points as f64 / POINT_UNITS as f64,
+                    discs: b.discs,
+                    place_sum: b.places as f64 / 2.0,
+                    faults: b.faults,
+                    moves: b.moves,
+                    total_ms: b.ms as f64 / MS_SCALE,
+                    max_ms: b.max_ms,
+                }
+            })
+            .collect();
+        let online = match &self.online {
+            Some(games) => {
+                let mut sorted: Vec<&Online> = games.iter().collect();
+                // Stable: games of one place (or none) keep their reading order.
+                sorted.sort_by(|a, b| match (a.run == NO_RUN, b.run == NO_RUN) {
+                    (false, false) => runs[a.run as usize]
+                        .cmp(&runs[b.run as usize])
+                        .then(a.index.cmp(&b.index)),
+                    (false, true) => Ordering::Less,
+                    (true, false) => Ordering::Greater,
+                    (true, true) => Ordering::Equal,
+                });
+                let mut current = vec![WengLinRating::new(); n];
+                let mut seats = Vec::with_capacity(4);
+                for g in sorted {
+                    seats.clear();
+                    for (&bot, &group) in g.bots.iter().zip(&g.groups) {
+                        if group != u8::MAX {
+                            seats.push((bot, group));
+                        }
+                    }
+                    weng_lin::update(&mut current, &seats);
+                }
+                current
+            }
+            None => self.live.clone(),
+        };
+        let online = order.iter().map(|&bot| weng_lin::of(online[bot])).collect();
+        let seats = self
+            .seats
+            .iter()
+            .enumerate()
+            .flat_map(|(size, row)| {
+                row.iter().enumerate().map(move |(seat, t)| SeatTally {
+                    players: size as u8,
+                    seat: seat as u8,
+                    games: t.games,
+                    wins: t.wins,
+                    draws: t.draws,
+                    points: t.points as f64 / POINT_UNITS as f64,
+                    place_sum: t.places as f64 / 2.0,
+                })
+            })
+            .collect();
+        let head_to_head = order
+            .iter()
+            .map(|&a| order.iter().map(|&b| self.meetings[a][b]).collect())
+            .collect();
+        let list = self
+            .list
+            .iter()
+            .flatten()
+            .map(|g| Listed {
+                number: g.number,
+                id: g.id.clone(),
+                seats: g
+                    .seats
+                    .iter()
+                    .map(|&(bot, place, out)| (new_bot[bot as usize], place, out))
+                    .collect(),
+                winner: g.winner.map(|bot| new_bot[bot as usize]),
+            })
+            .collect();
+        Canonical {
+            names: order.iter().map(|&bot| names[bot].clone()).collect(),
+            tallies,
+            deals_played,
+            prepared: Prepared {
+                bots: n,
+                set_table,
+                deals,
+                deal_bots,
+            },
+            online,
+            seats,
+            head_to_head,
+            list,
+        }
+    }
+}
+
+/// Adds `units` to `key`'s entry of a short list.
+fn add_to(list: &mut Vec<(u32, u64)>, key: u32, units: u64) {
+    match list.iter_mut().find(|(k, _)| *k == key) {
+        Some((_, w)) => *w += units,
+        None => list.push((key, units)),
+    }
+}
