@@ -98,6 +98,7 @@ best() { # program kind concurrency
     $1 == p && kind == k && $(NF - 1) == c && $NF > b { b = $NF } END { print b }' "$work/rates"
 }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
+summary= # for bench/summary.sh: one line per figure, printed at the end
 echo
 echo "| program | figure | concurrency 1, games/s | concurrency 2, games/s | 2 against 1 | goal |"
 echo "|---|---|---:|---:|---:|---:|"
@@ -106,6 +107,7 @@ for p in "${programs[@]}"; do
     a=$(best "$p" "$kind" 1) b=$(best "$p" "$kind" 2)
     case $kind in match) goal= ;; *) goal=1.9 ;; esac
     echo "| $p | $kind, instant bots, 8x8, 4 players | $a | $b | $(ratio "$b" "$a")x | $goal |"
+    if [ "$p" = new ]; then summary+="summary: c2_over_c1_${kind// /_} $(ratio "$b" "$a")"$'\n'; fi
   done
 done
 echo
@@ -114,6 +116,11 @@ echo "|---|---|---:|---:|---:|"
 for p in "${programs[@]}"; do
   echo "| $p | match, instant bots | $(ratio "$(best "$p" "match" 1)" "$(best "$p" "match --record" 1)")x" \
     "| $(ratio "$(best "$p" "match" 2)" "$(best "$p" "match --record" 2)")x | 1.05x |"
+  if [ "$p" = new ]; then
+    for c in 1 2; do
+      summary+="summary: record_cost_c$c $(ratio "$(best new "match" $c)" "$(best new "match --record" $c)")"$'\n'
+    done
+  fi
 done
 if [ -n "${BASELINE:-}" ]; then
   echo
@@ -145,4 +152,8 @@ for p in "${programs[@]}"; do
   wait "$pid"
   n=$(wc -l <"$work/out/games.jsonl")
   echo "$p: peak RSS of the referee over a $n-game league: $(awk -v k="$kb" 'BEGIN { printf "%.1f", k / 1024 }') MB (goal 8 MB)"
+  if [ "$p" = new ]; then
+    summary+="summary: league_rss_mb $(awk -v k="$kb" 'BEGIN { printf "%.1f", k / 1024 }') games=$n"$'\n'
+  fi
 done
+printf '%s' "$summary"

@@ -97,6 +97,7 @@ field() { cut -d' ' -f"$2" <<<"${best[$1]}"; }
 # (A run too short for the millisecond clock counts as 1 ms.)
 rate() { awk -v n="$(field "$1" 1)" -v s="$(field "$1" 2)" 'BEGIN { if (s < 0.001) s = 0.001; printf "%.1f", n / s / 1e6 }'; }
 anchor_rate=$(rate anchor)
+summary= # for bench/summary.sh: one line per figure, after the table
 
 echo "| perft | depth | leaves | CPU s | M leaves/CPU s | ratio to anchor | bar | goal | wall-clock M leaves/s |"
 echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|"
@@ -108,9 +109,11 @@ for p in "${programs[@]}"; do
     ratio=$(awk -v a="$r" -v b="$anchor_rate" 'BEGIN { printf "%.2f", a / b }')
     if [ "$b" = 8x8 ]; then bar=0.5 goal=2.5; else bar=0.25 goal=1.0; fi
     echo "| $p, 4 players, $b | 1-${depths[$i]} | $(field "$p $b" 1) | $(field "$p $b" 2) | $r | $ratio | $bar | $goal | $(field "$p $b" 3) |"
+    if [ "$p" = multiversi ]; then summary+="summary: perft_$b $ratio"$'\n'; fi
   done
 done
 model=$(grep -m1 'model name' /proc/cpuinfo 2>/dev/null | cut -d: -f2- | sed 's/^ *//')
 echo
 echo "machine: ${model:-unknown CPU}, $(nproc) cores; load average before the run: $load_before;" \
   "after: $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo unknown); median of $repeat runs each"
+printf '%s' "$summary"

@@ -57,6 +57,7 @@ echo "per-move cost, 4 instant bots on 8x8, $games games per round: median of th
   "${ratio}x; best times: referee $referee_best us per move, anchor $anchor_best us per round trip," \
   "ratio $(awk -v r="$referee_best" -v a="$anchor_best" 'BEGIN { printf "%.2f", r / a }')x" \
   "(bar 3x, goal 1.5x)"
+echo "summary: per_move_ratio $ratio"
 
 # 2. Games per second, four built-in random bots on 8x8.
 rate() { # label, games, extra options

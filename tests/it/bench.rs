@@ -84,6 +84,57 @@ fn league_bench_prints_both_concurrencies_with_and_without_records_and_the_peak_
 }
 
 #[test]
+fn standings_bench_times_both_programs_on_the_same_records_and_compares_their_output() {
+    // The binary under test as its own baseline: the same standings, byte for byte.
+    let run = bench_quick("standings")
+        .env("BASELINE", env!("CARGO_BIN_EXE_multiversi"))
+        .ok();
+    let out = run.stdout();
+    run.assert_stdout_has("records: 240 games (2 copies of a 120-game league of 5 bots)");
+    for program in ["new", "baseline"] {
+        let row = format!("| {program} | 200 bootstrap replicates, no files | ");
+        assert_eq!(
+            lines_with(&out, &row).len(),
+            1,
+            "{row:?}\n{}",
+            run.describe()
+        );
+    }
+    run.assert_stdout_has("same standings as the baseline (table, JSON, CSV, HTML): yes");
+    run.assert_stdout_has("summary: standings_seconds ");
+    run.assert_stdout_has("summary: standings_rss_mb ");
+    run.assert_stdout_has("machine: ");
+}
+
+#[test]
+fn summary_bench_tabulates_every_goal_with_its_measured_value() {
+    let run = bench_quick("summary").ok();
+    let out = run.stdout();
+    let rows: Vec<&str> = out
+        .lines()
+        .filter(|l| l.starts_with("| ") && !l.starts_with("| goal |"))
+        .collect();
+    assert_eq!(rows.len(), 11, "{}", run.describe());
+    for row in rows {
+        let cells: Vec<&str> = row.split('|').map(str::trim).collect();
+        // | what | measured | goal | met |
+        assert!(
+            cells[2].chars().next().is_some_and(|c| c.is_ascii_digit()),
+            "no value measured: {row:?}\n{}",
+            run.describe()
+        );
+        assert!(
+            cells[3].starts_with('≥') || cells[3].starts_with('≤'),
+            "{row:?}"
+        );
+        assert!(cells[4] == "yes" || cells[4] == "no", "{row:?}");
+    }
+    run.assert_stdout_has("| multiversi standings of 95,040 games (in full): peak RSS | ");
+    run.assert_stdout_has("machine: ");
+    run.assert_stdout_has("load average at the start: ");
+}
+
+#[test]
 fn strength_bench_plays_every_matchup_and_tabulates_it() {
     let run = bench_quick("strength").ok();
     let out = run.stdout();
