@@ -52,7 +52,7 @@ config() { # file, binary, bots, rounds
     echo "players = 4"
     echo "rounds = $4"
     for i in $(seq 1 "$3"); do
-      printf '[[bot]]\nname = "b%d"\ncommand = "%s bench-bot"\n' "$i" "$2"
+      printf '[[bot]]\nname = "b%d"\ncommand = "'%s' bench-bot"\n' "$i" "$2"
     done
   } >"$1"
 }
@@ -82,7 +82,7 @@ for p in "${programs[@]}"; do config "$work/$p.toml" "${bin[$p]}" 5 "$league_rou
 for round in $(seq 1 "$rounds_of"); do
   for c in 1 2; do
     for p in "${programs[@]}"; do
-      mv=${bin[$p]} bot="${bin[$p]} bench-bot"
+      mv=${bin[$p]} bot="'${bin[$p]}' bench-bot"
       measure "$p" league "$c" "$league_games" \
         "$mv" league "$work/$p.toml" --out "$work/out" --concurrency "$c"
       measure "$p" "match" "$c" "$games" \

@@ -31,7 +31,7 @@ echo "machine: $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg)"
 # per move is the whole match's wall time over its moves: process start-up, start/ready/end
 # messages and the end-of-match grace are all charged to the moves.
 gcc -O2 -o "$work/pingpong" "$anchor"
-bot="$mv bench-bot"
+bot="'$mv' bench-bot"
 moves=$((games * 60))
 # The machine is shared and its load moves within seconds: the anchor and the referee run in
 # alternation, in 9 short rounds (2 with --quick); reported are the median of the rounds' ratios

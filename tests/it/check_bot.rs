@@ -2,9 +2,7 @@
 //! each kind of broken bot (`tests/bots/broken.py`) fails the check that names its mistake, and
 //! the run exits with 1.
 
-use crate::support::{
-    bot, bot_cmd, closed_pipe, multiversi, shell_word, temp_dir, test_bot, utf8, Run,
-};
+use crate::support::{bot, closed_pipe, multiversi, shell_word, temp_dir, test_bot, utf8, Run};
 use serde_json::Value;
 use std::path::Path;
 use std::process::Stdio;
@@ -133,16 +131,13 @@ fn assert_echoes(report: &Value) {
 
 fn starter_passes(language: &str) {
     let starter = bot(language);
-    let mut command: Vec<String> = starter
+    let command: Vec<String> = starter
         .command
         .iter()
         .map(|p| utf8(p).to_string())
         .collect();
-    // check-bot reads a lone word that holds a space as a command line and splits it, also after
-    // `--`: a compiled bot's path alone goes in quoted, as one word of such a line.
-    if let [program] = &mut command[..] {
-        *program = bot_cmd(&[program]);
-    }
+    // After `--` the words are the program and its arguments as given: a compiled bot's path goes
+    // in unquoted, one word even when the checkout's path holds a space.
     let command: Vec<&str> = command.iter().map(String::as_str).collect();
     let report = assert_all_pass(&[], &command);
     assert_complete(&report);
