@@ -13,6 +13,7 @@ pub mod connect;
 pub mod connection;
 pub mod exit;
 pub mod explain;
+pub mod files;
 pub mod interpreters;
 pub mod league;
 pub mod limits;
