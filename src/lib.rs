@@ -26,6 +26,7 @@ pub mod protocol;
 pub mod record;
 pub mod referee;
 pub mod remote;
+pub mod render;
 pub mod replay;
 pub mod reporters;
 pub mod rng;
