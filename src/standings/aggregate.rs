@@ -47,6 +47,9 @@ pub(crate) struct Place {
 
 const NO_RUN: u32 = u32::MAX;
 
+/// Games per chunk of the online rating's list.
+const CHUNK: usize = 4096;
+
 impl Place {
     fn new(schedule: Option<(u32, u64)>, number: u32) -> Place {
         let (run, index) = schedule.unwrap_or((NO_RUN, 0));
@@ -140,8 +143,10 @@ pub(crate) struct Sums {
     /// Per game size (index 0–4), per seat.
     seats: [Vec<SeatSums>; 5],
     meetings: Vec<Vec<Meeting>>,
-    /// The games for the online rating in schedule order; None: it is updated as games come.
-    online: Option<Vec<Online>>,
+    /// The games for the online rating in schedule order, in chunks of `CHUNK` (a vector that
+    /// doubles would hold up to three times the games while it moves); None: it is updated as
+    /// games come.
+    online: Option<Vec<Vec<Online>>>,
     live: Vec<WengLinRating>,
     /// The games for the HTML page, or None.
     pub list: Option<Vec<Listed>>,
@@ -306,7 +311,7 @@ impl Sums {
         // The online rating.
         let seats: Vec<(u32, u8)> = g.seats.iter().map(|s| (s.bot, s.group)).collect();
         match &mut self.online {
-            Some(games) if seats.len() <= 4 => {
+            Some(chunks) if seats.len() <= 4 => {
                 let mut o = Online {
                     run: place.run,
                     index: place.index,
@@ -317,7 +322,14 @@ impl Sums {
                     o.bots[i] = bot;
                     o.groups[i] = group;
                 }
-                games.push(o);
+                match chunks.last_mut().filter(|c| c.len() < CHUNK) {
+                    Some(chunk) => chunk.push(o),
+                    None => {
+                        let mut chunk = Vec::with_capacity(CHUNK);
+                        chunk.push(o);
+                        chunks.push(chunk);
+                    }
+                }
             }
             _ => weng_lin::update(&mut self.live, &seats),
         }
@@ -426,8 +438,8 @@ impl Sums {
             })
             .collect();
         let online = match &self.online {
-            Some(games) => {
-                let mut sorted: Vec<&Online> = games.iter().collect();
+            Some(chunks) => {
+                let mut sorted: Vec<&Online> = chunks.iter().flatten().collect();
                 // Stable: games of one place (or none) keep their reading order.
                 sorted.sort_by(|a, b| match (a.run == NO_RUN, b.run == NO_RUN) {
                     (false, false) => runs[a.run as usize]

@@ -189,7 +189,7 @@ pub fn write_reports(dir: &Path, standings: &Standings, viewer: Option<&str>) ->
         f.write_all(report::csv(standings).as_bytes())
     })?;
     write_atomically(&dir.join(HTML_FILE), |f| {
-        f.write_all(report::html::page(standings, viewer).as_bytes())
+        report::html::page_to(f, standings, viewer)
     })?;
     Ok(())
 }

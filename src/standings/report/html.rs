@@ -43,6 +43,19 @@ details summary { cursor: pointer; }
 
 /// The page. `viewer` is the file name of the replay viewer to link games to (None: no links).
 pub fn page(s: &Standings, viewer: Option<&str>) -> String {
+    let mut out = Vec::new();
+    // Writing into memory cannot fail, and the page is text.
+    let _ = page_to(&mut out, s, viewer);
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+/// `page`, written to `out` as it is made: a league's list of games is the bulk of the page, and
+/// is not held in memory whole.
+pub fn page_to(
+    out: &mut dyn std::io::Write,
+    s: &Standings,
+    viewer: Option<&str>,
+) -> std::io::Result<()> {
     let mut h = String::new();
     h.push_str("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n");
     h.push_str("<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n");
@@ -63,9 +76,9 @@ pub fn page(s: &Standings, viewer: Option<&str>) -> String {
     head_to_head(&mut h, s);
     superiority(&mut h, s);
     seats(&mut h, s);
-    games(&mut h, s, viewer);
+    games(out, &mut h, s, viewer)?;
     h.push_str("</body>\n</html>\n");
-    h
+    out.write_all(h.as_bytes())
 }
 
 fn table(h: &mut String, s: &Standings) {
@@ -302,7 +315,13 @@ fn seats(h: &mut String, s: &Standings) {
     h.push_str("</table>\n");
 }
 
-fn games(h: &mut String, s: &Standings, viewer: Option<&str>) {
+/// The list of games; what `h` holds so far, and then the rows in pieces, are written to `out`.
+fn games(
+    out: &mut dyn std::io::Write,
+    h: &mut String,
+    s: &Standings,
+    viewer: Option<&str>,
+) -> std::io::Result<()> {
     let _ = writeln!(
         h,
         "<h2 id=\"games\">Games</h2>\n<details{}><summary>{} games{}</summary>",
@@ -351,8 +370,13 @@ fn games(h: &mut String, s: &Standings, viewer: Option<&str>) {
             esc(&g.id),
             seats.join(", ")
         );
+        if h.len() >= 1 << 16 {
+            out.write_all(h.as_bytes())?;
+            h.clear();
+        }
     }
     h.push_str("</table>\n</details>\n");
+    Ok(())
 }
 
 #[cfg(test)]
