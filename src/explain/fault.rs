@@ -94,7 +94,7 @@ pub fn hint(fault: &FaultRecord) -> Option<String> {
              bot printing debug output to stdout? Use stderr (Python: print(..., file=sys.stderr); \
              JavaScript: console.error)."
         }
-        FaultKind::Malformed if detail == "sent a line when no reply was due" => {
+        FaultKind::Malformed if detail.starts_with("sent a line when no reply was due") => {
             if text.trim_start().starts_with('{') {
                 "the bot sent a message nobody asked for (two answers to one message?): answer \
                  each start with one ready and each turn with one move, and nothing for end."
