@@ -52,7 +52,8 @@ config() { # file, binary, bots, rounds
     echo "players = 4"
     echo "rounds = $4"
     for i in $(seq 1 "$3"); do
-      printf '[[bot]]\nname = "b%d"\ncommand = "'%s' bench-bot"\n' "$i" "$2"
+      # The binary's path quoted inside the command: it may hold a space.
+      printf '[[bot]]\nname = "b%d"\ncommand = "\047%s\047 bench-bot"\n' "$i" "$2"
     done
   } >"$1"
 }
