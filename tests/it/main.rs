@@ -30,3 +30,4 @@ mod sprt;
 mod standings;
 mod starter_bots;
 mod support;
+mod web;
