@@ -7,7 +7,8 @@
 
 use libfuzzer_sys::fuzz_target;
 use multiversi::replay::read::{read_line, read_lines, Loaded, Records};
-use multiversi::replay::{draw, html, terminal};
+use multiversi::render as draw;
+use multiversi::replay::{html, terminal};
 use std::path::Path;
 
 /// Draws a game as `replay` can: in colour and plain, at the start, the middle and the end.
@@ -16,7 +17,7 @@ fn draw_every_way(game: &Loaded) {
     let total = game.record.moves.len();
     for colour in [false, true] {
         for ply in [0, total / 2, total] {
-            let _ = draw::game_text(game, &timeline, ply, colour);
+            let _ = draw::game_text(&game.record, &game.source, &timeline, ply, colour);
             let _ = terminal::screen(game, 1, 1, &timeline, ply, colour, 24);
         }
         let options = terminal::Options {

@@ -10,6 +10,7 @@
 use super::config::{ConfigError, LeagueConfig, EXAMPLE};
 use super::schedule::{self, Deal, Shape};
 use crate::exit::{self, fail};
+use crate::files::write_atomically;
 use crate::protocol::TimeControl;
 use crate::record::ScheduleRef;
 use crate::referee::random_opening;
@@ -191,22 +192,6 @@ fn bots_with_games(out: &Path, run: &str) -> Option<HashSet<String>> {
     Some(finished.bots)
 }
 
-/// Writes a file whole or not at all: a temporary file beside it, synced, then renamed.
-pub fn write_atomically(path: &Path, text: &str) -> std::io::Result<()> {
-    use std::io::Write;
-    // A tag drawn from the clock, not the process id alone: shards on two machines that share
-    // the directory may have the same process id and write the same file at once.
-    let tmp = path.with_extension(format!(
-        "tmp-{}-{:016x}",
-        std::process::id(),
-        crate::rng::Rng::fresh_seed()
-    ));
-    let mut file = std::fs::File::create(&tmp)?;
-    file.write_all(text.as_bytes())?;
-    file.sync_all()?;
-    std::fs::rename(&tmp, path)
-}
-
 /// Keeps the config a league directory was started with (`league.toml`), written whole.
 pub fn write_copy(out: &Path, config: &LeagueConfig) -> Result<()> {
     std::fs::create_dir_all(out).map_err(|e| {
@@ -221,12 +206,7 @@ pub fn write_copy(out: &Path, config: &LeagueConfig) -> Result<()> {
         config.to_toml()
     );
     if std::fs::read_to_string(&copy).ok().as_deref() != Some(text.as_str()) {
-        write_atomically(&copy, &text).map_err(|e| {
-            fail(
-                exit::OUTPUT,
-                format!("{}: cannot write: {e}", copy.display()),
-            )
-        })?;
+        write_atomically(&copy, |out| out.write_all(text.as_bytes()))?;
     }
     Ok(())
 }

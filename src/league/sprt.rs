@@ -22,6 +22,7 @@
 use super::command::{self as league, Place};
 use super::config::{LeagueConfig, SprtKeys};
 use crate::exit::{self, fail};
+use crate::files::write_atomically;
 use crate::record::ScheduleRef;
 use crate::referee::random_opening;
 use crate::reporters::faults::FaultMessages;
@@ -848,12 +849,7 @@ fn write_results(test: &Test, state: &SprtState, out: &Path) -> Result<()> {
         ),
     ] {
         let path = out.join(name);
-        league::write_atomically(&path, &content).map_err(|e| {
-            fail(
-                exit::OUTPUT,
-                format!("{}: cannot write: {e}", path.display()),
-            )
-        })?;
+        write_atomically(&path, |out| out.write_all(content.as_bytes()))?;
     }
     Ok(())
 }

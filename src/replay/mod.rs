@@ -1,9 +1,8 @@
 //! `multiversi replay`: look at recorded games again — in the terminal (`terminal`, which draws
-//! with `draw` and reads keys from a raw `tty`), in a browser (`html`), or by a program that plays
-//! them through the rules again (`verify`). Reading the files (`read`) is shared, so all three
-//! agree on what a record file holds.
+//! with `crate::render` and reads keys from a raw `tty`), in a browser (`html`), or by a program
+//! that plays them through the rules again (`verify`). Reading the files (`read`) is shared, so
+//! all three agree on what a record file holds.
 
-pub mod draw;
 pub mod html;
 pub mod read;
 pub mod terminal;
@@ -82,7 +81,7 @@ pub fn run(args: &ReplayArgs) -> Result<()> {
     }
     let stdout_tty = std::io::stdout().is_terminal();
     let options = terminal::Options {
-        colour: draw::colour_for(stdout_tty),
+        colour: crate::render::colour_for(stdout_tty),
         clear: stdout_tty,
         ply: args.ply,
         animate: args.animate.then_some(args.delay),

@@ -1,14 +1,14 @@
 //! The terminal replay: the selected games printed one after another, `--animate` showing the
 //! boards one after another, and on a terminal the arrow keys stepping through a game. What each
-//! screen shows is drawn by `draw`; the raw terminal the keys are read from is `tty`'s.
+//! screen shows is drawn by `crate::render`; the raw terminal the keys are read from is `tty`'s.
 
-use super::draw::{
-    board_text, fault_lines, game_text, header, move_line, next_text, opening_moves, result_text,
-    scores_text, Timeline,
-};
 use super::read::Loaded;
 use super::tty;
 use crate::exit::{self, fail};
+use crate::render::{
+    board_text, fault_lines, game_text, header, move_line, next_text, opening_moves, result_text,
+    scores_text, Timeline,
+};
 use anyhow::Result;
 use std::fmt::Write as _;
 use std::io::Write;
@@ -45,7 +45,10 @@ pub fn print(games: &[&Loaded], options: &Options) -> Result<()> {
             write_out(&mut out, "\n")?;
         }
         let Some(delay) = options.animate else {
-            write_out(&mut out, &game_text(game, &timeline, end, options.colour))?;
+            write_out(
+                &mut out,
+                &game_text(&game.record, &game.source, &timeline, end, options.colour),
+            )?;
             continue;
         };
         for ply in 0..=end {
@@ -76,9 +79,9 @@ pub fn animation_frame(
     let mut frame = String::new();
     if options.clear {
         frame.push_str("\x1b[H\x1b[2J");
-        frame.push_str(&header(game, options.colour));
+        frame.push_str(&header(&game.record, &game.source, options.colour));
     } else if ply == 0 {
-        frame.push_str(&header(game, options.colour));
+        frame.push_str(&header(&game.record, &game.source, options.colour));
     }
     match ply.checked_sub(1) {
         Some(i) => frame.push_str(&move_line(rec, i, options.colour)),
@@ -177,7 +180,7 @@ pub fn screen(
     let rec = &game.record;
     let total = rec.moves.len();
     let mut out = String::from("\x1b[H\x1b[2J");
-    out.push_str(&header(game, colour));
+    out.push_str(&header(&game.record, &game.source, colour));
     out.push_str(&board_text(
         &timeline.frames[ply],
         ply.checked_sub(1).and_then(|i| rec.moves.get(i)),

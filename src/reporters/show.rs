@@ -2,7 +2,7 @@
 //! printed and the replay look alike.
 
 use super::{describe_result, Human};
-use crate::replay::draw::{board_of_rows, board_text, colour_for, move_text, seat_label};
+use crate::render::{board_of_rows, board_text, colour_for, move_text, seat_label};
 use crate::run::events::{Event, Flow, Interest, Sink};
 
 pub struct Show {

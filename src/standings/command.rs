@@ -1,9 +1,10 @@
 //! `multiversi standings RECORDS... [--out DIR]`: the standings of any record files, merged (a
 //! league's output, its shards, plain match records), printed as a table and written as files.
 
-use super::input::{self, write_atomically};
+use super::input;
 use super::{compute, report, NameClash, Options, Standings};
 use crate::exit::{self, fail};
+use crate::files::write_atomically;
 use anyhow::Result;
 use clap::Args;
 use std::io::Write;

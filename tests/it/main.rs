@@ -2,6 +2,7 @@
 //! `support/`, through which every test runs the multiversi binary.
 
 mod agreement;
+mod architecture;
 mod bench;
 mod bots;
 mod check_bot;

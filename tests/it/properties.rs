@@ -158,7 +158,8 @@ proptest! {
 /// the start, the middle and the end), every frame of `--animate`, the screens of the
 /// interactive replay on a tall and a tiny terminal, and the HTML viewer. Any panic fails.
 fn draw_every_way(record: multiversi::record::GameRecord) {
-    use multiversi::replay::{draw, html, read, terminal};
+    use multiversi::render as draw;
+    use multiversi::replay::{html, read, terminal};
     let game = read::Loaded {
         source: read::Source {
             path: "damaged.jsonl".into(),
@@ -170,7 +171,7 @@ fn draw_every_way(record: multiversi::record::GameRecord) {
     let total = game.record.moves.len();
     for colour in [false, true] {
         for ply in [0, total / 2, total] {
-            let _ = draw::game_text(&game, &timeline, ply, colour);
+            let _ = draw::game_text(&game.record, &game.source, &timeline, ply, colour);
             for height in [60, 3] {
                 let _ = terminal::screen(&game, 1, 1, &timeline, ply, colour, height);
             }

@@ -1,17 +1,17 @@
 //! How a record looks as text: the board (in colour on a terminal, plain letters when piped or
 //! when `NO_COLOR` is set, so the output can be read by scripts), seat labels, each move as a
-//! line, faults, scores and the result, and a whole game up to a ply. A module of its own because
-//! two commands draw with it: `replay` (through `terminal`, which steps and animates) and
-//! `match --show`, which draws each move as it is played.
+//! line, faults, scores and the result, and a whole game up to a ply. A module of its own, beneath
+//! both commands that draw with it: `replay` (through `replay::terminal`, which steps and
+//! animates) and `match --show` (the `reporters::show` sink, which draws each move as it is
+//! played). It knows records and the rules' names, nothing of either command.
 //!
 //! The boards drawn are those the record describes (its initial board, then each move's square
 //! and flips), not those the engine would compute: replay shows what happened, `--verify` judges it.
 
-use super::read::Loaded;
 use crate::record::{FaultKind, GameRecord, MoveRecord};
 use crate::rules::{Colour, MoveKind, Outcome, Square};
 use crate::text::{pad_end, visible};
-use std::fmt::Write as _;
+use std::fmt::{Display, Write as _};
 
 /// The boards of a game after each number of moves, as the record tells it.
 pub struct Timeline {
@@ -313,9 +313,9 @@ pub fn fault_lines(rec: &GameRecord, ply: usize, colour: bool) -> Vec<String> {
         .collect()
 }
 
-/// The header: which game, its rules and who played.
-pub fn header(game: &Loaded, colour: bool) -> String {
-    let rec = &game.record;
+/// The header: which game, where it was read from (`source`, such as `games.jsonl:3`), its rules
+/// and who played.
+pub fn header(rec: &GameRecord, source: &dyn Display, colour: bool) -> String {
     let r = &rec.rules;
     let mut rules = vec![format!("{} players", r.players), r.board.to_string()];
     if !r.blocked.is_empty() {
@@ -335,12 +335,7 @@ pub fn header(game: &Loaded, colour: bool) -> String {
     }
     rules.push(format!("started {}", rec.started));
     rules.push(format!("{:.1} s", rec.duration_ms as f64 / 1000.0));
-    let mut out = format!(
-        "Game {} ({})\n{}\n",
-        rec.game,
-        game.source,
-        rules.join(" · ")
-    );
+    let mut out = format!("Game {} ({})\n{}\n", rec.game, source, rules.join(" · "));
     // Each bot's name and the version it reported, padded so the commands line up.
     let names: Vec<String> = rec
         .seats
@@ -419,10 +414,15 @@ pub fn result_text(rec: &GameRecord, colour: bool) -> String {
 }
 
 /// One game as text, up to `ply` moves: header, moves, board, discs, and the result at the end.
-pub fn game_text(game: &Loaded, timeline: &Timeline, ply: usize, colour: bool) -> String {
-    let rec = &game.record;
+pub fn game_text(
+    rec: &GameRecord,
+    source: &dyn Display,
+    timeline: &Timeline,
+    ply: usize,
+    colour: bool,
+) -> String {
     let total = rec.moves.len();
-    let mut out = header(game, colour);
+    let mut out = header(rec, source, colour);
     // The referee's opening stands apart from the bots' moves, under a heading of its own.
     let opening = opening_moves(rec);
     match opening {
