@@ -153,6 +153,12 @@ impl MatchArgs {
         if self.clock_ms == Some(0) {
             return Err(fail(exit::USAGE, "--clock-ms 0: a clock needs some time"));
         }
+        if self.startup_ms == 0 {
+            return Err(fail(
+                exit::USAGE,
+                "--startup-ms 0: a bot needs some time to start",
+            ));
+        }
         self.limits
             .check(|key| format!("--limit-{}", key.replace('_', "-")))
             .map_err(|e| fail(exit::USAGE, e))?;

@@ -304,12 +304,22 @@ pub fn play_config(config: &LeagueConfig, place: &Place) -> Result<()> {
                     .map_or(true, |bots: &HashSet<String>| bots.contains(name))
             };
             if let Some(changes) = config.change_from(&old, has_games) {
+                let (what, keeps) = if config.sprt.is_some() {
+                    (
+                        "a sequential test",
+                        "Only a changed cap (max_games, --max-games) keeps its games",
+                    )
+                } else {
+                    (
+                        "a league",
+                        "Only adding bots at the end and adding rounds keep its games",
+                    )
+                };
                 return Err(fail(
                     exit::USAGE,
                     format!(
-                        "{} holds a league started with another config: {changes}. Only adding \
-                         bots at the end and adding rounds keep its games; undo the change or use \
-                         another --out",
+                        "{} holds {what} started with another config: {changes}. {keeps}; undo \
+                         the change or use another --out",
                         out.display()
                     ),
                 ));
@@ -404,7 +414,10 @@ pub fn play_config(config: &LeagueConfig, place: &Place) -> Result<()> {
     let _lock = if place.dry_run {
         None
     } else {
-        Some(lock_records(&out, &out.join(records_name(shard)))?)
+        Some((
+            super::run_lock::lock(&out, shard)?,
+            lock_records(&out, &out.join(records_name(shard)))?,
+        ))
     };
     let mut finished = Recorded::default();
     for file in record_files(&out)? {

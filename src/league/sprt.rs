@@ -677,7 +677,10 @@ pub fn run(
             }
         ));
     }
-    let _lock = league::lock_records(out, &out.join(league::records_name(place.shard)))?;
+    let _lock = (
+        super::run_lock::lock(out, place.shard)?,
+        league::lock_records(out, &out.join(league::records_name(place.shard)))?,
+    );
     league::write_copy(out, config)?;
     let logs = league::logs_dir(out, place.shard);
     std::fs::create_dir_all(&logs).map_err(|e| {
@@ -806,7 +809,14 @@ fn ending_words(test: &Test, report: &Report) -> String {
             "verdict: {} is not better than {} by {} Elo (H0: by {} or less)\n",
             report.candidate, report.baseline, h.elo1, h.elo0
         ),
-        Verdict::Continue if report.counts.units() >= test.units() => format!(
+        // A cap lowered on a later run can lie below what was already played: name both then.
+        Verdict::Continue if report.counts.units() > test.units() => format!(
+            "verdict: undecided after {} games, more than the cap of {} (raise max_games or \
+             --max-games to go on)\n",
+            report.counts.games(),
+            2 * test.units()
+        ),
+        Verdict::Continue if report.counts.units() == test.units() => format!(
             "verdict: undecided after the cap of {} games (raise max_games or --max-games to go on)\n",
             2 * test.units()
         ),

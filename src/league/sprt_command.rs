@@ -151,6 +151,22 @@ impl SprtArgs {
         }
         let given =
             crate::names::parse_given(&self.name, specs.len()).map_err(|e| fail(exit::USAGE, e))?;
+        // A name from a command is made fit for the config; a name the person chose is refused
+        // rather than changed behind their back.
+        for (i, name) in given.iter().enumerate() {
+            if let Some(name) = name {
+                if config_name(name) != *name {
+                    return Err(fail(
+                        exit::USAGE,
+                        format!(
+                            "--name {}={name}: a test's bot names use 1 to 64 letters, digits, \
+                             '-', '_' or '.'",
+                            i + 1
+                        ),
+                    ));
+                }
+            }
+        }
         let names = crate::names::assign_to(&specs, &given).map_err(|e| fail(exit::USAGE, e))?;
         let mut names: Vec<String> = names.iter().map(|n| config_name(n)).collect();
         for i in 0..names.len() {
