@@ -281,5 +281,5 @@ pub fn run_match(args: &MatchArgs) -> Result<()> {
         left_out: LeftOut::default(),
         claims: None,
     };
-    crate::reporters::play_reported(&run, "match", config.show, config.events, 0)
+    crate::reporters::play_reported(&run, "match", config.show, config.events, 0, None)
 }

@@ -762,10 +762,23 @@ pub fn run(
     };
     watch.poll(true);
     let mut faults = FaultMessages::default();
+    let mut web = match &place.web {
+        Some(address) if !run.deals.is_empty() => Some(league::watch(
+            address,
+            format!("sprt {}", config.name),
+            &run,
+            out,
+            &record_path,
+        )?),
+        _ => None,
+    };
     let played = if run.deals.is_empty() {
         Ok(())
     } else {
-        let mut sinks: [&mut dyn Sink; 2] = [&mut watch, &mut faults];
+        let mut sinks: Vec<&mut dyn Sink> = vec![&mut watch, &mut faults];
+        if let Some(web) = web.as_mut() {
+            sinks.push(web);
+        }
         let summary = crate::run::guarded::play(&run, "test", &mut sinks)?;
         crate::run::ending::conclude(&run, &summary, "test")
     };

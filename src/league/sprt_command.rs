@@ -89,6 +89,10 @@ pub struct SprtArgs {
     /// Print what would be played and exit.
     #[arg(long)]
     pub dry_run: bool,
+    /// Serve the test live on ADDR (HOST:PORT; port 0: any free one), read-only; see README,
+    /// "Watching a league live".
+    #[arg(long, value_name = "ADDR")]
+    pub web: Option<String>,
     /// Print the merged state of the test in DIR (every shard's records) and exit with the
     /// verdict's code; starts no bot.
     #[arg(long, value_name = "DIR", conflicts_with_all = ["new", "old", "shard", "dry_run"])]
@@ -311,6 +315,7 @@ pub fn run(args: &SprtArgs) -> Result<()> {
         dry_run: args.dry_run,
         listen: None,
         remote_wait: 0.0,
+        web: args.web.clone(),
     };
     play_config(&config, &place)
 }
