@@ -153,6 +153,12 @@ impl MatchArgs {
         if self.clock_ms == Some(0) {
             return Err(fail(exit::USAGE, "--clock-ms 0: a clock needs some time"));
         }
+        if self.startup_ms == 0 {
+            return Err(fail(
+                exit::USAGE,
+                "--startup-ms 0: a bot needs some time to start",
+            ));
+        }
         self.limits
             .check(|key| format!("--limit-{}", key.replace('_', "-")))
             .map_err(|e| fail(exit::USAGE, e))?;
@@ -275,5 +281,5 @@ pub fn run_match(args: &MatchArgs) -> Result<()> {
         left_out: LeftOut::default(),
         claims: None,
     };
-    crate::reporters::play_reported(&run, "match", config.show, config.events, 0)
+    crate::reporters::play_reported(&run, "match", config.show, config.events, 0, None)
 }

@@ -539,10 +539,18 @@ impl Game<'_> {
                 }
                 Err(illegal) => {
                     let text = Some(crate::protocol::fault_text(&line));
-                    self.disqualify(
-                        seat,
-                        Fault::new(FaultKind::Illegal, illegal.to_string(), text),
-                    );
+                    let mut detail = illegal.to_string();
+                    // Without the ply echo a late second answer to the previous turn is read as
+                    // this turn's: most often it names the bot's own previous square.
+                    let played = &self.moves[setup.opening.len().min(self.moves.len())..];
+                    let own_last = played.iter().rev().find(|m| m.seat == seat);
+                    if own_last.is_some_and(|m| m.square == square)
+                        && !crate::connection::says_what_it_answers(&line)
+                    {
+                        detail += ", the square of its own previous move: a late second answer \
+                                   to its previous turn?";
+                    }
+                    self.disqualify(seat, Fault::new(FaultKind::Illegal, detail, text));
                 }
             }
         }

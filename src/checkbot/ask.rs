@@ -17,6 +17,9 @@ pub(super) enum Heard {
     /// The fault a match would record. For a timeout, `late` is the answer that came after the
     /// limit while the checker listened on (and how long it took): a slow bot, not a silent one.
     Fault { fault: Fault, late: Option<f64> },
+    /// A line the bot wrote before the message went out, owed to nobody: the fault a match
+    /// records for it. The message was not sent (nor is it shown as sent).
+    Unasked(Fault),
 }
 
 pub(super) fn line_text(bytes: &[u8]) -> String {
@@ -32,7 +35,7 @@ pub(super) fn ms(d: Duration) -> f64 {
 /// a match disqualifies it for that before sending anything more, and so does the check.
 pub(super) fn ask(bot: &mut Connection, message: &[u8], limit_ms: u64, what: &str) -> Heard {
     if let Some(fault) = bot.unasked() {
-        return Heard::Fault { fault, late: None };
+        return Heard::Unasked(fault);
     }
     bot.send(message);
     let sent = Instant::now();

@@ -171,6 +171,16 @@ impl Checker {
                     kept = false;
                     continue;
                 }
+                Heard::Unasked(fault) => {
+                    self.seen.stray.push(format!(
+                        "before the start of game {game}: {}",
+                        fault.text.as_deref().unwrap_or("")
+                    ));
+                    Err(Trouble {
+                        sent: Vec::new(),
+                        ..trouble(fault)
+                    })
+                }
                 Heard::Answer(line, ms) => match judge_ready(&line, game) {
                     Ok(_) => {
                         self.seen.ready_ms.push(ms);
@@ -343,6 +353,18 @@ impl Checker {
         let what = format!("{asked}: ");
         let (line, took) = match heard {
             Heard::Answer(line, took) => (line, took),
+            Heard::Unasked(fault) => {
+                // Written after its ready, before the turn: the turn never went out.
+                self.seen.stray.push(format!(
+                    "game {game}, before its turn: {}",
+                    fault.text.as_deref().unwrap_or("")
+                ));
+                let t = Trouble {
+                    sent: vec![line_text(&start)],
+                    ..trouble(fault)
+                };
+                return Ok(self.failed(id, title, "before the turn was sent: ", t));
+            }
             Heard::Fault { fault, late } => {
                 match (fault.kind, late) {
                     (FaultKind::Timeout, Some(took)) => {

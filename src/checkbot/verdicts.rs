@@ -251,21 +251,22 @@ impl Evidence {
         }
         let missing: Vec<String> = [
             ready.missing("ready answers", "game"),
-            moves.missing("moves", "ply"),
+            // Whole games are judged by the referee, which counts no echo: say which moves.
+            moves.missing("moves of the position checks", "ply"),
         ]
         .into_iter()
         .flatten()
         .collect();
         if missing.is_empty() {
-            return Check::pass(
-                "echo",
-                ECHO,
-                format!(
-                    "every ready carries the game of its start, every move the ply of its turn \
-                     ({} answers)",
-                    ready.with + moves.with
-                ),
-            );
+            let ready = match ready.with {
+                0 => "no ready to judge".to_string(),
+                n => format!("every ready carries the game of its start ({n})"),
+            };
+            let moves = match moves.with {
+                0 => "no move of a position check to judge".to_string(),
+                n => format!("every move the ply of its turn ({n})"),
+            };
+            return Check::pass("echo", ECHO, format!("{ready}; {moves}"));
         }
         let mut check = Check::warning(
             "echo",

@@ -369,11 +369,31 @@ impl Connection {
                         ),
                         None,
                     )),
-                    None => Err(Fault::new(
-                        FaultKind::Timeout,
-                        format!("no {what} within {limit_ms} ms"),
-                        None,
-                    )),
+                    None => {
+                        // Half a line is not an answer, but it tells a bot that forgot its
+                        // newline (or to flush it) from one that never answered.
+                        let partial = self
+                            .process
+                            .as_ref()
+                            .map_or(&[][..], |p| p.wire().partial_line());
+                        if partial.is_empty() {
+                            Err(Fault::new(
+                                FaultKind::Timeout,
+                                format!("no {what} within {limit_ms} ms"),
+                                None,
+                            ))
+                        } else {
+                            Err(Fault::new(
+                                FaultKind::Timeout,
+                                format!(
+                                    "no {what} within {limit_ms} ms; {} byte(s) of a line came \
+                                     without the newline that ends every message",
+                                    partial.len()
+                                ),
+                                Some(fault_text(partial)),
+                            ))
+                        }
+                    }
                 }
             }
             Received::TooLong(prefix) => Err(Fault::malformed(

@@ -67,6 +67,17 @@ pub fn forgotten_quotes(specs: &[String], rest: &str, program: &str) -> Option<S
         });
         i += 1;
     }
+    // Nothing after the interpreter could be its script (a built-in bot follows it, say):
+    // a corrected line would be the same line, so say what it needs instead.
+    if fixed[first] == shell_quote(&specs[first]) {
+        return Some(format!(
+            "bot {} is '{}' alone, which would wait for a program on its stdin: a bot's command \
+             is one argument, the interpreter with its script, quoted (\"{} mybot.py\")",
+            first + 1,
+            specs[first].trim(),
+            specs[first].trim()
+        ));
+    }
     let rest = if rest.is_empty() {
         String::new()
     } else {
@@ -224,6 +235,13 @@ mod tests {
             .map(String::from)
             .to_vec();
         assert_eq!(forgotten_quotes(&fine, "", "multiversi"), None);
+        // Nothing to join: no line to type, which would be the same line.
+        let alone: Vec<String> = ["python3", "builtin:greedy", "builtin:random"]
+            .map(String::from)
+            .to_vec();
+        let text = forgotten_quotes(&alone, "", "multiversi").unwrap();
+        assert!(!text.contains("Type:"), "{text}");
+        assert!(text.contains("(\"python3 mybot.py\")"), "{text}");
     }
 
     #[test]

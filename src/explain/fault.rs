@@ -94,7 +94,7 @@ pub fn hint(fault: &FaultRecord) -> Option<String> {
              bot printing debug output to stdout? Use stderr (Python: print(..., file=sys.stderr); \
              JavaScript: console.error)."
         }
-        FaultKind::Malformed if detail == "sent a line when no reply was due" => {
+        FaultKind::Malformed if detail.starts_with("sent a line when no reply was due") => {
             if text.trim_start().starts_with('{') {
                 "the bot sent a message nobody asked for (two answers to one message?): answer \
                  each start with one ready and each turn with one move, and nothing for end."
@@ -136,6 +136,11 @@ pub fn hint(fault: &FaultRecord) -> Option<String> {
             "see protocol/PROTOCOL.md for the exact form of each answer (a square is a letter and a \
              number, such as d3)."
         }
+        FaultKind::Timeout if detail.contains("without the newline that ends every message") => {
+            "a message is one line and ends with a newline (\\n): write it after the JSON and \
+             flush (Python's print(..., flush=True) does both; in C, printf(\"...\\n\") then \
+             fflush(stdout))."
+        }
         FaultKind::Timeout if detail.starts_with("no ready") => {
             "does the bot flush stdout after each line? Python buffers stdout when it is a pipe: \
              print(..., flush=True), or run it with python3 -u. (Or it is still loading: give it \
@@ -150,15 +155,26 @@ pub fn hint(fault: &FaultRecord) -> Option<String> {
             "the answer came too late: keep a margin below the turn's time_ms for the answer to \
              reach the referee, or give more time with --move-ms."
         }
+        FaultKind::Illegal if detail.contains("a late second answer to its previous turn") => {
+            "answer each turn once; and send the turn's ply in every move ({\"type\":\"move\",\
+             \"square\":\"d3\",\"ply\":14}), so that a late second answer is caught as what it \
+             is (protocol/PROTOCOL.md)."
+        }
         FaultKind::Illegal => {
             "every turn lists the legal moves in its legal field: play one of those."
         }
         FaultKind::Crash if detail.starts_with("could not be started") => {
             "check the bot's command: the program must exist and be executable."
         }
+        FaultKind::Crash if detail.contains(" limit of ") && detail.contains(" reached") => {
+            "the bot ran into one of the limits every bot of this run gets (README, \"Running unknown bots\"): \
+             it must use less, or the organiser gives more (--limit-cpu-s, --limit-memory-mb, \
+             --limit-files, --limit-file-size-mb, or a league's [limits] table)."
+        }
         FaultKind::Crash if fault.ply == 0 && fault.stderr_tail.trim().is_empty() => {
-            "the bot ended before the game began, without a word on stderr: does it read its \
-             input line by line until stdin closes, instead of exiting?"
+            "the bot ended at the start of the game (at its start or its first turn), without a \
+             word on stderr: does it read its input line by line until stdin closes, instead of \
+             exiting after one line?"
         }
         FaultKind::Crash if fault.stderr_tail.trim().is_empty() => {
             "the bot ended without a word on stderr: it must keep reading stdin until stdin \
@@ -267,6 +283,27 @@ mod tests {
             text.contains("printing debug output to stdout? Use stderr"),
             "{text}"
         );
+    }
+
+    /// A crash from a limit is about the limit, wherever in the game it came; a crash at ply 0
+    /// is not said to come before the game when it may have come at the first turn.
+    #[test]
+    fn a_crash_hint_names_a_limit_and_does_not_guess_when_ply_0_ended() {
+        let cpu = fault(
+            FaultKind::Crash,
+            "CPU limit of 1 s per game reached: killed by signal SIGXCPU",
+            None,
+            "",
+        );
+        for ply in [0, 12] {
+            let hint = hint(&FaultRecord { ply, ..cpu.clone() }).unwrap();
+            assert!(hint.contains("ran into one of the limits"), "{hint}");
+            assert!(hint.contains("--limit-cpu-s"), "{hint}");
+        }
+        let first = fault(FaultKind::Crash, "exited (exit code 0)", None, "");
+        let hint = hint(&first).unwrap();
+        assert!(hint.contains("at its start or its first turn"), "{hint}");
+        assert!(!hint.contains("before the game began"), "{hint}");
     }
 
     #[test]

@@ -56,6 +56,11 @@ pub struct LeagueArgs {
     /// the first game that misses it.
     #[arg(long, value_name = "SECONDS", default_value_t = 30.0)]
     pub remote_wait: f64,
+    /// Serve the league live on ADDR (HOST:PORT, e.g. 127.0.0.1:8080; port 0: any free one): the
+    /// standings, the games and every running game's board, read-only; see README, "Watching a
+    /// league live".
+    #[arg(long, value_name = "ADDR")]
+    pub web: Option<String>,
 }
 
 /// Parses `I/N` with 1 ≤ I ≤ N.
@@ -105,6 +110,8 @@ pub struct Place<'a> {
     /// Where remote bots connect (`--listen`), and how long a game waits for one.
     pub listen: Option<String>,
     pub remote_wait: f64,
+    /// Where the live view is served (`--web`).
+    pub web: Option<String>,
 }
 
 /// Takes an exclusive lock on a league's record file, held until the returned handle is
@@ -274,6 +281,7 @@ pub fn run_league(args: &LeagueArgs) -> Result<()> {
         dry_run: args.dry_run,
         listen: args.listen.clone(),
         remote_wait: args.remote_wait,
+        web: args.web.clone(),
     };
     play_config(&config, &place)
 }
@@ -296,12 +304,22 @@ pub fn play_config(config: &LeagueConfig, place: &Place) -> Result<()> {
                     .map_or(true, |bots: &HashSet<String>| bots.contains(name))
             };
             if let Some(changes) = config.change_from(&old, has_games) {
+                let (what, keeps) = if config.sprt.is_some() {
+                    (
+                        "a sequential test",
+                        "Only a changed cap (max_games, --max-games) keeps its games",
+                    )
+                } else {
+                    (
+                        "a league",
+                        "Only adding bots at the end and adding rounds keep its games",
+                    )
+                };
                 return Err(fail(
                     exit::USAGE,
                     format!(
-                        "{} holds a league started with another config: {changes}. Only adding \
-                         bots at the end and adding rounds keep its games; undo the change or use \
-                         another --out",
+                        "{} holds {what} started with another config: {changes}. {keeps}; undo \
+                         the change or use another --out",
                         out.display()
                     ),
                 ));
@@ -396,7 +414,10 @@ pub fn play_config(config: &LeagueConfig, place: &Place) -> Result<()> {
     let _lock = if place.dry_run {
         None
     } else {
-        Some(lock_records(&out, &out.join(records_name(shard)))?)
+        Some((
+            super::run_lock::lock(&out, shard)?,
+            lock_records(&out, &out.join(records_name(shard)))?,
+        ))
     };
     let mut finished = Recorded::default();
     for file in record_files(&out)? {
@@ -502,8 +523,18 @@ pub fn play_config(config: &LeagueConfig, place: &Place) -> Result<()> {
             "multiversi: {skipped} game(s) with a bot left out are not played this time"
         );
     }
+    let web = match &place.web {
+        Some(address) => Some(watch(
+            address,
+            format!("league {}", config.name),
+            &run,
+            &out,
+            &record_path,
+        )?),
+        None => None,
+    };
     let played =
-        crate::reporters::play_reported(&run, "league", false, false, config.standings_every);
+        crate::reporters::play_reported(&run, "league", false, false, config.standings_every, web);
     if let Some(lobby) = lobby.as_mut() {
         lobby.close();
     }
@@ -572,6 +603,38 @@ fn listen(
         );
     }
     Ok(lobby)
+}
+
+/// Starts the live view of a run on `address` (`--web`) and says where; an address beyond this
+/// machine gets a warning, since anyone who can reach it can watch.
+pub fn watch(
+    address: &str,
+    title: String,
+    run: &Run,
+    out: &Path,
+    record_path: &Path,
+) -> Result<crate::reporters::web::Web> {
+    let mut records = record_files(out)?;
+    if !records.iter().any(|r| r == record_path) {
+        records.push(record_path.to_path_buf());
+    }
+    let setup = crate::reporters::web::Setup {
+        title,
+        bots: run.bots.iter().map(|b| b.name.clone()).collect(),
+        games: run.total_games(),
+        records,
+    };
+    let web = crate::reporters::web::Web::start(address, setup, Default::default())
+        .map_err(|e| fail(exit::USAGE, format!("--web {address}: cannot listen: {e}")))?;
+    let bound = web.address();
+    crate::stderr_line!("multiversi: watch it live at http://{bound}/");
+    if !crate::remote::is_loopback(&bound) {
+        crate::stderr_line!(
+            "multiversi: warning: http://{bound}/ can be reached from other machines: anyone who              reaches it can watch the games and read their records, in the clear. Serve on              loopback behind a TLS proxy to choose who sees it (README, \"Watching a league \
+             live\")"
+        );
+    }
+    Ok(web)
 }
 
 /// The standings of every game in the league directory (all shards), written beside the records

@@ -177,7 +177,16 @@ impl LeagueConfig {
     /// Reads and checks a config file.
     pub fn load(path: &Path) -> Result<LeagueConfig, ConfigError> {
         let text = std::fs::read_to_string(path).map_err(|e| {
-            ConfigError::Unreadable(format!("{}: cannot read: {e}", path.display()))
+            // A league's directory for its config: point to the copy it holds.
+            let hint = if path.join("league.toml").is_file() {
+                format!(
+                    " (a league directory: its config is {})",
+                    path.join("league.toml").display()
+                )
+            } else {
+                String::new()
+            };
+            ConfigError::Unreadable(format!("{}: cannot read: {e}{hint}", path.display()))
         })?;
         LeagueConfig::parse(&text)
             .map_err(|e| ConfigError::Invalid(format!("{}: {e}", path.display())))
@@ -260,6 +269,19 @@ impl LeagueConfig {
                 return Err(format!("boards[{i}] = {board:?}: listed twice"));
             }
         }
+        // An opening that takes most of the board leaves the result to chance; a quarter of the
+        // squares is far beyond any opening book and still leaves the game to the bots.
+        for board in &self.boards {
+            let kind: BoardKind = board.parse().map_err(|e| format!("{board}: {e}"))?;
+            let most = kind.squares().count() as u32 / 4;
+            if self.opening > most {
+                return Err(format!(
+                    "opening = {}: at most {most} moves on {board} (a quarter of its squares), so \
+                     that the bots play the game",
+                    self.opening
+                ));
+            }
+        }
         match &self.blocked {
             Blocked::Word(w) if w != "none" => {
                 return Err(format!(
@@ -290,6 +312,9 @@ impl LeagueConfig {
         }
         if self.clock_ms == Some(0) {
             return Err("clock_ms = 0: a clock needs some time".into());
+        }
+        if self.startup_ms == 0 {
+            return Err("startup_ms = 0: a bot needs some time to start".into());
         }
         if self.concurrency == Some(0) {
             return Err("concurrency = 0: play at least one game at a time".into());
@@ -519,7 +544,7 @@ impl LeagueConfig {
                 max_games: 0,
                 ..keys
             });
-            let mut v = serde_json::to_value(LeagueConfig {
+            let v = serde_json::to_value(LeagueConfig {
                 sprt,
                 bots: Vec::new(),
                 rounds: 0,
@@ -529,7 +554,7 @@ impl LeagueConfig {
                 ..c.clone()
             })
             .unwrap_or_default();
-            v.as_object_mut().map(std::mem::take).unwrap_or_default()
+            flat(String::new(), v)
         };
         let (now, before) = (comparable(self), comparable(old));
         for (key, value) in &before {
@@ -545,6 +570,34 @@ impl LeagueConfig {
         }
         (!changes.is_empty()).then(|| changes.join("; "))
     }
+}
+
+/// A config as JSON, its tables flattened into dotted keys (`sprt.elo1`), so that a change is
+/// named by the one key that changed, not by a whole table.
+fn flat(prefix: String, value: serde_json::Value) -> serde_json::Map<String, serde_json::Value> {
+    let mut out = serde_json::Map::new();
+    match value {
+        serde_json::Value::Object(map) => {
+            for (key, value) in map {
+                let key = if prefix.is_empty() {
+                    key
+                } else {
+                    format!("{prefix}.{key}")
+                };
+                match value {
+                    serde_json::Value::Object(_) => out.extend(flat(key, value)),
+                    value => {
+                        out.insert(key, value);
+                    }
+                }
+            }
+        }
+        value if !prefix.is_empty() => {
+            out.insert(prefix, value);
+        }
+        _ => {}
+    }
+    out
 }
 
 /// Whether a config's text has a `[bot]` table header (where `[[bot]]` is meant).
@@ -679,6 +732,8 @@ mod tests {
                 "no bot is named \"z\"",
             ),
             ("move_ms = \"fast\"\n", "move_ms"),
+            ("startup_ms = 0\n", "startup_ms = 0"),
+            ("opening = 100\n", "opening = 100: at most 16 moves on 8x8"),
         ];
         for (extra, expected) in cases {
             let text = format!("{extra}{BASE}");

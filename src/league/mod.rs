@@ -4,6 +4,7 @@
 
 pub mod command;
 pub mod config;
+pub mod run_lock;
 pub mod schedule;
 pub mod sprt;
 pub mod sprt_command;

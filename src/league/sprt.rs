@@ -677,7 +677,10 @@ pub fn run(
             }
         ));
     }
-    let _lock = league::lock_records(out, &out.join(league::records_name(place.shard)))?;
+    let _lock = (
+        super::run_lock::lock(out, place.shard)?,
+        league::lock_records(out, &out.join(league::records_name(place.shard)))?,
+    );
     league::write_copy(out, config)?;
     let logs = league::logs_dir(out, place.shard);
     std::fs::create_dir_all(&logs).map_err(|e| {
@@ -759,10 +762,23 @@ pub fn run(
     };
     watch.poll(true);
     let mut faults = FaultMessages::default();
+    let mut web = match &place.web {
+        Some(address) if !run.deals.is_empty() => Some(league::watch(
+            address,
+            format!("sprt {}", config.name),
+            &run,
+            out,
+            &record_path,
+        )?),
+        _ => None,
+    };
     let played = if run.deals.is_empty() {
         Ok(())
     } else {
-        let mut sinks: [&mut dyn Sink; 2] = [&mut watch, &mut faults];
+        let mut sinks: Vec<&mut dyn Sink> = vec![&mut watch, &mut faults];
+        if let Some(web) = web.as_mut() {
+            sinks.push(web);
+        }
         let summary = crate::run::guarded::play(&run, "test", &mut sinks)?;
         crate::run::ending::conclude(&run, &summary, "test")
     };
@@ -793,7 +809,14 @@ fn ending_words(test: &Test, report: &Report) -> String {
             "verdict: {} is not better than {} by {} Elo (H0: by {} or less)\n",
             report.candidate, report.baseline, h.elo1, h.elo0
         ),
-        Verdict::Continue if report.counts.units() >= test.units() => format!(
+        // A cap lowered on a later run can lie below what was already played: name both then.
+        Verdict::Continue if report.counts.units() > test.units() => format!(
+            "verdict: undecided after {} games, more than the cap of {} (raise max_games or \
+             --max-games to go on)\n",
+            report.counts.games(),
+            2 * test.units()
+        ),
+        Verdict::Continue if report.counts.units() == test.units() => format!(
             "verdict: undecided after the cap of {} games (raise max_games or --max-games to go on)\n",
             2 * test.units()
         ),

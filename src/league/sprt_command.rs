@@ -89,6 +89,10 @@ pub struct SprtArgs {
     /// Print what would be played and exit.
     #[arg(long)]
     pub dry_run: bool,
+    /// Serve the test live on ADDR (HOST:PORT; port 0: any free one), read-only; see README,
+    /// "Watching a league live".
+    #[arg(long, value_name = "ADDR")]
+    pub web: Option<String>,
     /// Print the merged state of the test in DIR (every shard's records) and exit with the
     /// verdict's code; starts no bot.
     #[arg(long, value_name = "DIR", conflicts_with_all = ["new", "old", "shard", "dry_run"])]
@@ -147,6 +151,22 @@ impl SprtArgs {
         }
         let given =
             crate::names::parse_given(&self.name, specs.len()).map_err(|e| fail(exit::USAGE, e))?;
+        // A name from a command is made fit for the config; a name the person chose is refused
+        // rather than changed behind their back.
+        for (i, name) in given.iter().enumerate() {
+            if let Some(name) = name {
+                if config_name(name) != *name {
+                    return Err(fail(
+                        exit::USAGE,
+                        format!(
+                            "--name {}={name}: a test's bot names use 1 to 64 letters, digits, \
+                             '-', '_' or '.'",
+                            i + 1
+                        ),
+                    ));
+                }
+            }
+        }
         let names = crate::names::assign_to(&specs, &given).map_err(|e| fail(exit::USAGE, e))?;
         let mut names: Vec<String> = names.iter().map(|n| config_name(n)).collect();
         for i in 0..names.len() {
@@ -295,6 +315,7 @@ pub fn run(args: &SprtArgs) -> Result<()> {
         dry_run: args.dry_run,
         listen: None,
         remote_wait: 0.0,
+        web: args.web.clone(),
     };
     play_config(&config, &place)
 }

@@ -290,6 +290,12 @@ impl Wire {
         self.eof && self.buffer.is_empty()
     }
 
+    /// The bytes read that do not form a line yet: a move written without its newline, which
+    /// the words for a timeout name.
+    pub fn partial_line(&self) -> &[u8] {
+        &self.buffer
+    }
+
     /// Whether the output has ended (there may still be lines to take).
     pub fn eof(&self) -> bool {
         self.eof

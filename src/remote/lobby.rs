@@ -679,7 +679,8 @@ impl RemoteBot {
             Some(e) => format!(
                 "lost its network connection ({e}): the connection broke, the bot did not answer"
             ),
-            None => "closed its network connection (its program ended, or its multiversi                      connect stopped, on its owner's machine)"
+            None => "closed its network connection (its program ended, or its multiversi \
+                     connect stopped, on its owner's machine)"
                 .to_string(),
         }
     }

@@ -55,6 +55,11 @@ pub struct Records {
 pub fn cannot_read(path: &Path, e: std::io::Error) -> anyhow::Error {
     let why = match e.kind() {
         std::io::ErrorKind::NotFound => "no such file".to_string(),
+        // A league's directory given for its records: name them.
+        _ if path.is_dir() => format!(
+            "{e}; give the record files it holds (as {})",
+            path.join("games*.jsonl").display()
+        ),
         _ => e.to_string(),
     };
     fail(

@@ -120,7 +120,7 @@ impl Sink for FaultMessages {
                 .collect();
             crate::stderr_line!(
                 "{}multiversi: the faults above in game(s) {} are not recorded: the interruption \
-                 abandoned those games, which a resumed run plays again",
+                 abandoned those games (a league or a sequential test run again plays them again)",
                 clear_progress(),
                 games.join(", ")
             );

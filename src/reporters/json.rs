@@ -14,39 +14,45 @@ pub fn emit(value: &serde_json::Value) {
     let _ = writeln!(out, "{value}").and_then(|()| out.flush());
 }
 
+/// An event as its JSON line says it; None for an event that has no line (`Skipped`).
+pub fn value(event: &Event) -> Option<serde_json::Value> {
+    Some(match event {
+        Event::GameStarted {
+            game,
+            seats,
+            rules,
+            rows,
+        } => json!({"type": "game_start", "game": game, "rules": rules,
+                "seats": seats, "rows": rows}),
+        Event::Moved {
+            game,
+            played: m,
+            rows,
+            scores,
+        } => json!({"type": "move", "game": game, "ply": m.ply, "seat": m.seat,
+                "square": m.square, "kind": m.kind, "flips": m.flips, "ms": m.ms,
+                "rows": rows, "scores": scores}),
+        Event::Faulted {
+            game, fault, ms, ..
+        } => json!({"type": "fault", "game": game, "fault": fault, "ms": ms}),
+        Event::GameEnded {
+            record, recorded, ..
+        } => json!({"type": "game_end", "game": record.game, "result": record.result,
+                "scores": record.scores, "ranking": record.ranking, "rows": record.final_rows,
+                "faults": record.faults.len(), "recorded": recorded}),
+        Event::Skipped(_) => return None,
+    })
+}
+
 impl Sink for JsonLines {
     fn interest(&self) -> Interest {
         Interest { moves: true }
     }
 
     fn event(&mut self, event: &Event) -> Flow {
-        let value = match event {
-            Event::GameStarted {
-                game,
-                seats,
-                rules,
-                rows,
-            } => json!({"type": "game_start", "game": game, "rules": rules,
-                "seats": seats, "rows": rows}),
-            Event::Moved {
-                game,
-                played: m,
-                rows,
-                scores,
-            } => json!({"type": "move", "game": game, "ply": m.ply, "seat": m.seat,
-                "square": m.square, "kind": m.kind, "flips": m.flips, "ms": m.ms,
-                "rows": rows, "scores": scores}),
-            Event::Faulted {
-                game, fault, ms, ..
-            } => json!({"type": "fault", "game": game, "fault": fault, "ms": ms}),
-            Event::GameEnded {
-                record, recorded, ..
-            } => json!({"type": "game_end", "game": record.game, "result": record.result,
-                "scores": record.scores, "ranking": record.ranking, "rows": record.final_rows,
-                "faults": record.faults.len(), "recorded": recorded}),
-            Event::Skipped(_) => return Flow::Continue,
-        };
-        emit(&value);
+        if let Some(value) = value(event) {
+            emit(&value);
+        }
         Flow::Continue
     }
 }

@@ -1,12 +1,14 @@
 //! Reporters: the sinks that turn a run's events (`crate::run::events`) into what a person or a
 //! program sees — the progress line, fault messages, the running table, `--show` boards and the
-//! `--events` JSON lines. The runner knows none of them; a front-end picks the ones it wants.
+//! `--events` JSON lines, and the live view in a browser (`web`, `--web`). The runner knows none
+//! of them; a front-end picks the ones it wants.
 
 pub mod faults;
 pub mod json;
 pub mod progress;
 pub mod show;
 pub mod table;
+pub mod web;
 
 use crate::record::GameRecord;
 use std::io::Write;
@@ -49,6 +51,7 @@ pub struct Standard {
     pub table: table::TableSink,
     pub show: Option<show::Show>,
     pub json: Option<json::JsonLines>,
+    pub web: Option<web::Web>,
 }
 
 impl Standard {
@@ -70,6 +73,7 @@ impl Standard {
             table: table::TableSink::new(names, human, table_every, events.then_some(end)),
             show: show.then(|| show::Show::new(human)),
             json: events.then(json::JsonLines::default),
+            web: None,
         }
     }
 
@@ -86,19 +90,23 @@ impl Standard {
         }
         sinks.push(&mut self.faults);
         sinks.push(&mut self.table);
+        if let Some(web) = self.web.as_mut() {
+            sinks.push(web);
+        }
         sinks
     }
 }
 
 /// Plays `run` with the standard reporters and every safety net, and returns its end as the
 /// documented exit code: what `match` and `league` do. `what` names the run (`match`,
-/// `league`).
+/// `league`); `web`, the live view when one was asked for.
 pub fn play_reported(
     run: &crate::run::Run,
     what: &'static str,
     show: bool,
     events: bool,
     table_every: u64,
+    web: Option<web::Web>,
 ) -> anyhow::Result<()> {
     let end = if what == "match" {
         "match_end"
@@ -107,6 +115,7 @@ pub fn play_reported(
     };
     let names = run.bots.iter().map(|b| b.name.clone()).collect();
     let mut reporters = Standard::new(names, run.total_games(), show, events, table_every, end);
+    reporters.web = web;
     let summary = crate::run::guarded::play(run, what, &mut reporters.sinks())?;
     crate::run::ending::conclude(run, &summary, what)
 }

@@ -93,7 +93,7 @@ impl Table {
             .map(|n| crate::text::visible(n).into_owned())
             .collect();
         if !idle.is_empty() {
-            out += &format!("no game finished yet: {}\n", idle.join(", "));
+            out += &format!("no game finished in this run: {}\n", idle.join(", "));
         }
         out
     }
@@ -227,7 +227,10 @@ mod tests {
     #[test]
     fn the_running_table_is_the_standings_quick_table() {
         let mut table = Table::new(vec!["a".into(), "b".into(), "c".into(), "idle".into()]);
-        assert_eq!(table.text(), "no game finished yet: a, b, c, idle\n");
+        assert_eq!(
+            table.text(),
+            "no game finished in this run: a, b, c, idle\n"
+        );
         let mut first = game(&["a", "b", "c"], 2, "g1");
         first.seats[2].ready = Some(ReadyInfo {
             name: Some("Clever C".into()),
@@ -248,7 +251,7 @@ mod tests {
             "{text}"
         );
         assert!(lines[4].starts_with("2 games in 2 deals"), "{text}");
-        assert_eq!(lines[5], "no game finished yet: idle");
+        assert_eq!(lines[5], "no game finished in this run: idle");
         // The same numbers as `multiversi standings` computes from the records.
         let mut games = Games::new();
         games.add(&first).unwrap();

@@ -22,34 +22,18 @@ pub fn bot_spec(
                 bots::NAMES.join(", ")
             ));
         }
-        return Ok(BotSpec {
-            name: name.unwrap_or(builtin).to_string(),
-            command: vec![spec.to_string()],
-            argv: vec![
-                exe.to_string_lossy().into_owned(),
-                "bot".into(),
-                builtin.into(),
-            ],
-            builtin: true,
-            dir,
-            env: Vec::new(),
-            log: None,
-            limits: Limits::default(),
-            remote: None,
-        });
+        let argv = vec![
+            exe.to_string_lossy().into_owned(),
+            "bot".into(),
+            builtin.into(),
+        ];
+        let mut bot = plain(name.unwrap_or(builtin), vec![spec.to_string()], argv, dir);
+        bot.builtin = true;
+        return Ok(bot);
     }
     let argv = split_command(spec)?;
-    Ok(BotSpec {
-        name: name.map_or_else(|| crate::names::command_name(&argv), str::to_string),
-        command: argv.clone(),
-        argv,
-        builtin: false,
-        dir,
-        env: Vec::new(),
-        log: None,
-        limits: Limits::default(),
-        remote: None,
-    })
+    let name = name.map_or_else(|| crate::names::command_name(&argv), str::to_string);
+    Ok(plain(&name, argv.clone(), argv, dir))
 }
 
 /// A bot from words as a person gave them: one word is a BOT as `match` takes it (a command line
@@ -67,29 +51,28 @@ pub fn from_words(
     match words {
         [] => Err("no command given".into()),
         [word] if !as_given || word.starts_with("builtin:") => bot_spec(word, name, exe, dir),
-        _ => Ok(BotSpec {
-            name: name.map_or_else(|| crate::names::command_name(words), str::to_string),
-            command: words.to_vec(),
-            argv: words.to_vec(),
-            builtin: false,
-            dir,
-            env: Vec::new(),
-            log: None,
-            limits: Limits::default(),
-            remote: None,
-        }),
+        _ => {
+            let name = name.map_or_else(|| crate::names::command_name(words), str::to_string);
+            Ok(plain(&name, words.to_vec(), words.to_vec(), dir))
+        }
     }
 }
 
 /// A bot over the network, before its lobby is known: its recorded command says so
 /// (`remote:NAME`), and it has nothing to start.
 pub fn remote_spec(name: &str) -> BotSpec {
+    plain(name, vec![format!("remote:{name}")], Vec::new(), None)
+}
+
+/// A bot recorded as `command` and started as `argv`, with no environment, log, limits or lobby
+/// yet: the front-ends set those after the line-up is known.
+fn plain(name: &str, command: Vec<String>, argv: Vec<String>, dir: Option<PathBuf>) -> BotSpec {
     BotSpec {
         name: name.to_string(),
-        command: vec![format!("remote:{name}")],
-        argv: Vec::new(),
+        command,
+        argv,
         builtin: false,
-        dir: None,
+        dir,
         env: Vec::new(),
         log: None,
         limits: Limits::default(),

@@ -224,6 +224,10 @@ for line in sys.stdin:
             answer = json.dumps({"type": "move", "square": msg["legal"][0]})
             send(answer + " " * (16384 - len(answer)) + "\r\n")
             continue
+        elif mode == "no-newline":
+            # Its move without the newline that ends a message, flushed: half a line.
+            send(json.dumps({"type": "move", "square": msg["legal"][0]}))
+            continue
         elif mode == "square":
             # A move to the square named ARG, whatever the board.
             send(json.dumps({"type": "move", "square": arg}) + "\n")

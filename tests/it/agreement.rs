@@ -83,6 +83,25 @@ fn agree(mode: &str, expected: &str) {
 #[test]
 fn a_move_written_with_ready_is_a_line_nobody_asked_for_in_both() {
     agree("eager", "malformed: sent a line when no reply was due");
+    // The turn never went out: the check shows only the start as sent.
+    let check = check_bot_fault("agree-check-eager-sent", "eager");
+    let sent: Vec<&str> = check["sent"]
+        .as_array()
+        .expect("sent")
+        .iter()
+        .map(|l| l.as_str().unwrap())
+        .collect();
+    assert!(
+        !sent.is_empty() && sent.iter().all(|l| !l.contains(r#""type":"turn""#)),
+        "{check:#}"
+    );
+    assert!(
+        check["summary"]
+            .as_str()
+            .unwrap()
+            .contains("before the turn was sent"),
+        "{check:#}"
+    );
 }
 
 /// A bot that dies while a helper of its own keeps its stdout open: a crash, not a timeout.
@@ -99,6 +118,15 @@ fn a_death_behind_a_helper_that_keeps_stdout_open_is_a_crash_in_both() {
 #[test]
 fn a_second_answer_in_the_same_write_is_a_line_nobody_asked_for_in_both() {
     agree("spam", "malformed: sent a line when no reply was due");
+    // ... with the match's hint about two answers, not the generic one about the form.
+    let check = check_bot_fault("agree-check-spam-hint", "spam");
+    assert!(
+        check["hint"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("two answers to one message?"),
+        "{check:#}"
+    );
 }
 
 #[test]

@@ -556,7 +556,7 @@ fn a_bot_without_the_echo_passes_with_a_warning_that_says_why() {
     let summary = echo["summary"].as_str().unwrap();
     // Every position check's ready and move (whole games go through the referee).
     assert!(
-        summary.starts_with("12 of 12 ready answers carry no game, 12 of 12 moves carry no ply"),
+        summary.starts_with("12 of 12 ready answers carry no game, 12 of 12 moves of the position checks carry no ply"),
         "{summary}"
     );
     let hint = echo["hint"].as_str().unwrap();

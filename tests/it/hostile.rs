@@ -469,12 +469,16 @@ fn a_second_answer_that_comes_after_the_next_turn_is_an_answer_to_an_earlier_tur
                 // The risk of a bot without the echo: the stale line is taken as the answer to
                 // the new turn, and its square judged on the new board. It was played at the
                 // earlier turn, so it is occupied now: the game records an illegal move, not
-                // the malformed second answer it was. (Had the square been free and legal, the
-                // stale move would have been played as the bot's choice.)
+                // the malformed second answer it was, with words that say what it likely is.
+                // (Had the square been free and legal, the stale move would have been played
+                // as the bot's choice.)
                 assert_eq!(f.kind, FaultKind::Illegal, "{f:?}");
                 assert_eq!(
                     f.detail,
-                    format!("illegal move {stale_square}: the square is occupied")
+                    format!(
+                        "illegal move {stale_square}: the square is occupied, the square of its \
+                         own previous move: a late second answer to its previous turn?"
+                    )
                 );
             }
         }
@@ -515,4 +519,36 @@ fn a_ready_that_echoes_another_game_is_malformed() {
         )
     );
     assert!(moves_of(second, s).is_empty());
+}
+
+/// A move written without its newline is no answer (the line never ends), but the timeout says
+/// that half a line came, shows it, and the hint is about the newline, not about flushing only.
+#[test]
+fn a_move_without_its_newline_times_out_with_words_that_say_what_came() {
+    let dir = temp_dir("hostile-no-newline");
+    let pids = dir.join("pids");
+    let bots = [
+        bad_bot(&pids, "no-newline", 1, ""),
+        "builtin:random".to_string(),
+        "builtin:greedy".to_string(),
+    ];
+    let (records, stderr) = play(&dir, &bots, &["--games", "1", "--move-ms", "300"]);
+    let r = &records[0];
+    let f = &r.faults[0];
+    assert_eq!(f.kind, FaultKind::Timeout, "{f:?}");
+    assert!(
+        f.detail.starts_with(
+            "no move within 300 ms; 32 byte(s) of a line came without the newline that ends \
+             every message"
+        ),
+        "{f:?}"
+    );
+    assert!(
+        f.text
+            .as_deref()
+            .unwrap_or("")
+            .starts_with(r#"{"type": "move""#),
+        "{f:?}"
+    );
+    assert!(stderr.contains("ends with a newline"), "{stderr}");
 }

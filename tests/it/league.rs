@@ -150,7 +150,8 @@ fn a_bot_that_never_answers_start_stops_a_match_and_records_nothing_unless_told_
     // It stopped at once, and the games it lost are not in the file, which is as it was.
     assert_eq!(std::fs::read(&record).unwrap(), earlier);
     assert!(
-        out.stdout().starts_with("no game finished yet: ") && out.stdout().contains("nosuchbot"),
+        out.stdout().starts_with("no game finished in this run: ")
+            && out.stdout().contains("nosuchbot"),
         "{}",
         out.stdout()
     );
@@ -564,7 +565,7 @@ fn protocol_v1_bots_play_after_an_opening_they_did_not_make() {
 }
 
 #[test]
-fn a_second_run_on_the_same_record_file_is_refused_while_the_first_plays() {
+fn a_second_run_or_a_shard_on_the_same_directory_is_refused_while_the_first_plays() {
     let dir = temp_dir("league-twice");
     let config = league_config(&dir, 5, "rounds = 200");
     let out = dir.join("out");
@@ -584,6 +585,8 @@ fn a_second_run_on_the_same_record_file_is_refused_while_the_first_plays() {
         std::thread::sleep(std::time::Duration::from_millis(20));
     }
     let second = league(&[c, "--out", o, "--concurrency", "1"]);
+    // A shard writes another record file, but would play the same games as the whole run.
+    let shard = league(&[c, "--out", o, "--shard", "1/2"]);
     let still_running = first.try_wait().is_none();
     if still_running {
         first.signal(libc::SIGINT);
@@ -594,9 +597,19 @@ fn a_second_run_on_the_same_record_file_is_refused_while_the_first_plays() {
     assert!(
         second
             .stderr()
-            .contains("another multiversi league is writing to it"),
+            .contains("another run of this league is playing in this directory"),
         "{}",
         second.stderr()
+    );
+    shard.assert_code(5);
+    assert!(
+        shard.stderr().contains("a run without --shard is playing"),
+        "{}",
+        shard.stderr()
+    );
+    assert!(
+        !out.join("games-1-of-2.jsonl").exists(),
+        "the shard recorded nothing"
     );
     let (indices, _) = league_games(&out);
     let unique: HashSet<u64> = indices.iter().copied().collect();

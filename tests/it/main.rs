@@ -31,3 +31,4 @@ mod sprt;
 mod standings;
 mod starter_bots;
 mod support;
+mod web;

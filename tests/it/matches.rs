@@ -246,6 +246,7 @@ fn match_option_errors() {
             "--players 3 but 4 bots given",
         ),
         (&["--move-ms", "0"], 2, "--move-ms 0"),
+        (&["--startup-ms", "0"], 2, "--startup-ms 0"),
         (
             &[
                 "--cwd",

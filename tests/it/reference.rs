@@ -796,30 +796,53 @@ const PERFT_TABLE: &[PerftCase] = &[
         0,
         &[2, 14, 53, 230, 1514, 8746, 47321],
     ),
+    (
+        BoardKind::Ten,
+        3,
+        "c3,h8,e4",
+        0,
+        0,
+        &[3, 19, 123, 554, 3171, 21499, 121303],
+    ),
+    (
+        BoardKind::Octagon,
+        4,
+        "",
+        10,
+        9,
+        &[3, 20, 126, 1120, 5713, 30799, 210852],
+    ),
 ];
 
+/// Anti-Reversi changes who wins, not which moves are legal: every case has the same values with
+/// it (to depth 5, to keep the reference quick).
 #[test]
 fn perft_regression_values_hold_in_both_implementations() {
     for &(board, players, blocked, blocked_random, seed, values) in PERFT_TABLE {
-        let setup = Setup {
-            players,
-            board: board.name().into(),
-            anti: false,
-            blocked: blocked.into(),
-            blocked_random,
-            seed,
-        };
-        let rules = Rules::from_setup(&setup).expect("valid setup");
-        let (pos, game) = both(rules);
-        for (i, &expected) in values.iter().enumerate() {
-            let depth = i as u32 + 1;
-            let case = format!("{board} {players} players blocked {blocked:?}/{blocked_random}");
-            assert_eq!(
-                game.perft(depth),
-                expected,
-                "reference, {case}, depth {depth}"
-            );
-            assert_eq!(pos.perft(depth), expected, "engine, {case}, depth {depth}");
+        for anti in [false, true] {
+            let setup = Setup {
+                players,
+                board: board.name().into(),
+                anti,
+                blocked: blocked.into(),
+                blocked_random,
+                seed,
+            };
+            let rules = Rules::from_setup(&setup).expect("valid setup");
+            let (pos, game) = both(rules);
+            let depths = if anti { 5 } else { values.len() };
+            for (i, &expected) in values.iter().enumerate().take(depths) {
+                let depth = i as u32 + 1;
+                let case = format!(
+                    "{board} {players} players blocked {blocked:?}/{blocked_random} anti {anti}"
+                );
+                assert_eq!(
+                    game.perft(depth),
+                    expected,
+                    "reference, {case}, depth {depth}"
+                );
+                assert_eq!(pos.perft(depth), expected, "engine, {case}, depth {depth}");
+            }
         }
     }
 }

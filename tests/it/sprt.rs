@@ -186,7 +186,7 @@ fn two_copies_of_one_bot_are_found_not_better() {
 }
 
 /// A cap too small to decide: exit 11, "undecided", every scheduled pair played and counted;
-/// a rerun with a higher cap goes on from there, not from the start.
+/// a rerun with a higher cap goes on from there, not from the start; a lower one plays nothing.
 #[test]
 fn a_test_stopped_by_its_cap_is_undecided_and_a_higher_cap_goes_on() {
     let dir = temp_dir("sprt_cap");
@@ -203,6 +203,11 @@ fn a_test_stopped_by_its_cap_is_undecided_and_a_higher_cap_goes_on() {
     run.assert_code(11)
         .assert_stderr_has("up to 8 game(s) to play (12 recorded before)");
     assert_eq!(result(&dir)["games"], 20);
+    assert_eq!(records_by_index(&dir).len(), 20);
+    // A cap lowered below what was played plays nothing and says both figures.
+    let run = sprt(&dir, &args).args(&["--max-games", "8"]).run();
+    run.assert_code(11)
+        .assert_stdout_has("undecided after 20 games, more than the cap of 8");
     assert_eq!(records_by_index(&dir).len(), 20);
 }
 
@@ -367,6 +372,13 @@ fn bad_options_and_a_changed_test_are_refused_with_what_is_wrong() {
     .run()
     .assert_code(2)
     .assert_stderr_has("alpha");
+    sprt(
+        &dir,
+        &["builtin:greedy", "builtin:random", "--name", "1=my+bot"],
+    )
+    .run()
+    .assert_code(2)
+    .assert_stderr_has("--name 1=my+bot");
     let args = [
         "builtin:greedy",
         "builtin:random",
@@ -391,8 +403,9 @@ fn bad_options_and_a_changed_test_are_refused_with_what_is_wrong() {
     )
     .run()
     .assert_code(2)
-    .assert_stderr_has("another config")
-    .assert_stderr_has("elo1");
+    .assert_stderr_has("holds a sequential test started with another config")
+    .assert_stderr_has("sprt.elo1 was 10.0, now 20.0")
+    .assert_stderr_has("Only a changed cap");
     let empty = temp_dir("sprt_bad_status");
     multiversi("sprt")
         .arg("--status")
