@@ -6,8 +6,8 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use multiversi::replay::read::{read_line, read_lines, Loaded, Records};
 use multiversi::render as draw;
+use multiversi::replay::read::{read_line, read_lines, Loaded, Records};
 use multiversi::replay::{html, terminal};
 use std::path::Path;
 

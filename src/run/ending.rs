@@ -129,7 +129,11 @@ fn never_answered(bot: &BotSpec, fault: &crate::record::FaultRecord) -> String {
         .collect();
     // A bot still running at the startup limit was not a wrong path: it is slow to start or
     // its `ready` sits in an unflushed buffer.
-    let hint = if fault.kind == crate::record::FaultKind::Timeout {
+    let hint = if fault.detail.contains("remote bot") && fault.detail.contains("is not connected") {
+        "hint: a remote bot plays only while its owner runs multiversi connect HOST:PORT \
+         --token-file FILE -- COMMAND on their machine (README, \"Bots over the network\"); \
+         running the league again plays the games it missed"
+    } else if fault.kind == crate::record::FaultKind::Timeout {
         "hint: it was running but sent no ready line in time: does it flush stdout after each \
          line? A bot that needs long to start (a JVM, loading a model) needs a longer startup \
          limit (--startup-ms; startup_ms in a league config)"

@@ -273,7 +273,10 @@ fn a_remote_bot_that_never_connects_is_left_out_after_the_wait_and_wrong_tokens_
     run.assert_code(4);
     run.assert_stderr_has("warning");
     run.assert_stderr_has("not encrypted");
-    run.assert_stderr_has("remote bot ghost is not connected");
+    run.assert_stderr_has(
+        "remote bot ghost is not connected (no connection with its token within 1 s)",
+    );
+    run.assert_stderr_has("a remote bot plays only while its owner runs multiversi connect");
     // Only the deal without the missing bot counts.
     let records = read_records(&out.join("games.jsonl"));
     assert_eq!(records.len(), 6);
