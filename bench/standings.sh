@@ -45,7 +45,8 @@ echo "machine: $(grep -m1 'model name' /proc/cpuinfo 2>/dev/null | cut -d: -f2- 
   echo "players = 4"
   echo "rounds = 1"
   for i in $(seq 1 "$bots"); do
-    printf '[[bot]]\nname = "b%d"\ncommand = "%s bench-bot"\n' "$i" "${bin[new]}"
+    # The binary's path quoted inside the command: it may hold a space.
+    printf '[[bot]]\nname = "b%d"\ncommand = "\047%s\047 bench-bot"\n' "$i" "${bin[new]}"
   done
 } >"$work/league.toml"
 s=$(date +%s.%N)
