@@ -181,7 +181,8 @@ impl MatchArgs {
         }
         // Names are how the table tells bots apart: `--name`, else from the command, made distinct.
         let given = names::parse_given(&self.name, bots.len()).map_err(|e| fail(exit::USAGE, e))?;
-        let distinct = names::assign_to(&bots, &given).map_err(|e| fail(exit::USAGE, e))?;
+        let distinct =
+            crate::run::lineup::assign_names(&bots, &given).map_err(|e| fail(exit::USAGE, e))?;
         for (bot, name) in bots.iter_mut().zip(distinct) {
             bot.name = name;
         }

@@ -167,7 +167,8 @@ impl SprtArgs {
                 }
             }
         }
-        let names = crate::names::assign_to(&specs, &given).map_err(|e| fail(exit::USAGE, e))?;
+        let names =
+            crate::run::lineup::assign_names(&specs, &given).map_err(|e| fail(exit::USAGE, e))?;
         let mut names: Vec<String> = names.iter().map(|n| config_name(n)).collect();
         for i in 0..names.len() {
             let mut n = 2;
