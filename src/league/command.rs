@@ -44,6 +44,11 @@ pub struct LeagueArgs {
     /// Games played at once (default: the config's `concurrency`, else the number of cores).
     #[arg(long, value_name = "N")]
     pub concurrency: Option<usize>,
+    /// Keep each of the games played at once, its bots included, on one CPU of its own: on a
+    /// machine (a virtual one above all) where waking an idle CPU is slow, quick bots play
+    /// several times faster. Only for bots that think on one thread and not on the others' time.
+    #[arg(long)]
+    pub pin_cpus: bool,
     /// Play only the I-th of N disjoint slices of the schedule (I from 1 to N), recorded in
     /// DIR/games-I-of-N.jsonl: one task of a cluster job array.
     #[arg(long, value_name = "I/N")]
@@ -112,6 +117,8 @@ pub struct Place<'a> {
     pub remote_wait: f64,
     /// Where the live view is served (`--web`).
     pub web: Option<String>,
+    /// Each worker and its bots on one CPU (`--pin-cpus`).
+    pub pin_cpus: bool,
 }
 
 /// Takes an exclusive lock on a league's record file, held until the returned handle is
@@ -282,6 +289,7 @@ pub fn run_league(args: &LeagueArgs) -> Result<()> {
         listen: args.listen.clone(),
         remote_wait: args.remote_wait,
         web: args.web.clone(),
+        pin_cpus: args.pin_cpus,
     };
     play_config(&config, &place)
 }
@@ -509,6 +517,7 @@ pub fn play_config(config: &LeagueConfig, place: &Place) -> Result<()> {
         time,
         grace: Duration::from_millis(config.grace_ms),
         concurrency,
+        pin_cpus: place.pin_cpus,
         restart: false,
         record: Some(record),
         silent: SilentBots::LeaveOut,
