@@ -673,7 +673,9 @@ pub fn watch(
     crate::stderr_line!("multiversi: watch it live at http://{bound}/");
     if !crate::remote::is_loopback(&bound) {
         crate::stderr_line!(
-            "multiversi: warning: http://{bound}/ can be reached from other machines: anyone who reaches it can watch the games and read their records, in the clear. Serve on loopback behind a TLS proxy to choose who sees it (README, \"Watching a league \
+            "multiversi: warning: http://{bound}/ can be reached from other machines: anyone who \
+             reaches it can watch the games and read their records, in the clear. Serve on \
+             loopback behind a TLS proxy to choose who sees it (README, \"Watching a league \
              live\")"
         );
     }
