@@ -574,7 +574,7 @@ impl AtOnce {
 
     /// "4 at a time", or why fewer.
     fn words(self) -> String {
-        if self.games() < self.concurrency {
+        if self.deals > 0 && self.deals < self.concurrency {
             format!(
                 "{} at a time (concurrency {}, but a deal's games are played one after another \
                  and only {} deal(s) are left to play)",
