@@ -19,16 +19,18 @@
 //! direction after another (see `perft`, `perft_two` and `wide`).
 //!
 //! Measured with `bench/perft.sh` (leaves per CPU second against the C Othello anchor in the same
-//! run, the median of three, on a shared 2-core AMD EPYC with a load average of about 4), 10×10,
-//! the Octagon and 8×8 went from 0.98×, 0.83× and 2.74× the anchor to 1.62×, 1.50× and 3.13×
-//! with the last two changes: counting most replies of the last ply in bulk (`perft_two`), and
-//! the large boards' line fills in AVX2 registers, two `u128` boards to a register (`wide`). By
-//! instruction counts (`valgrind --tool=cachegrind`, 10×10), the bulk count alone takes 28 %
+//! run, the median of three, on a shared 2-core AMD EPYC with a load average of about 5), 10×10,
+//! the Octagon and 8×8 went from 0.85×, 0.87× and 2.56× the anchor to 1.60×, 1.60× and 3.06×
+//! (1.62×, 1.50× and 3.13× in another run) with the last changes: counting most replies of the
+//! last ply in bulk (`perft_two`), and the large boards' line fills in AVX2 registers, two `u128`
+//! boards to a register (`wide`). By instruction counts (`valgrind --tool=cachegrind`, 10×10), the bulk count alone takes 28 %
 //! fewer instructions at perft 9 but only 9 % fewer at perft 10, whose last but one ply is one
 //! where half the moves flip a disc of the replying seat and are counted one by one; what
 //! makes up the rest is the vector fills, which cachegrind cannot weigh against scalar code.
 //! Finding the moves that flip a disc of the replying seat without the bulk count saves 2 % of
-//! the instructions at perft 9 (and was measured no faster earlier and left out then).
+//! the instructions at perft 9 (and was measured no faster earlier and left out then). Counting
+//! in bulk also the moves after which the replier has one flipping move or none (all but the
+//! ones that leave it none) takes 3.5 % fewer instructions at 10×10 perft 10.
 
 use std::fmt::Debug;
 use std::ops::{BitAnd, BitAndAssign, BitOr, BitOrAssign, BitXor, BitXorAssign, Not, Shl, Shr};
@@ -479,28 +481,6 @@ pub fn flips<B: Bits>(own: B, other: B, sq: u32) -> B {
     all
 }
 
-/// The empty squares that become flipping moves of `own` when a disc that is not `own`'s is
-/// placed on the empty square `sq` and nothing else changes for `own`. Whether `sq` itself is
-/// counted in `other` and `empty` does not matter: no ray from `sq` contains it.
-///
-/// A new move needs a line through `sq`: on each of the four lines through `sq`, the nearest
-/// square beyond the `other` discs on either side is found (as in `flips`); when one of the two
-/// is an own disc and the other one empty, that empty square is a new move. Both ends are tested
-/// at once: the two ends are different squares, and an own disc is never empty.
-#[inline(always)]
-fn moves_through<B: Bits>(own: B, other: B, empty: B, sq: u32) -> B {
-    let mut found = B::ZERO;
-    // The lines as pairs of opposite directions (E-W, S-N, SE-NW, SW-NE), the first of each
-    // pair towards higher bits.
-    for (up, down) in [(0, 1), (2, 3), (4, 7), (5, 6)] {
-        let ends = (B::ray(sq, up) & !other).lowest() | (B::ray(sq, down) & !other).highest();
-        if !(ends & own).is_empty() {
-            found |= ends & empty;
-        }
-    }
-    found
-}
-
 /// Whether the legal moves of a position are flipping moves or, when there are none, placing moves.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -688,10 +668,10 @@ trait Fills<B: Bits>: Copy {
     fn moves(self, own: B, other: B, empty: B) -> B;
     /// `flipping_moves_guarding`.
     fn moves_guarding(self, own: B, other: B, guarded: B, empty: B) -> (B, B);
-    /// The flipping moves of `own` (`before`), and, when they are two or more, the number of
-    /// moves that a disc of another colour opens for `own`, summed over the squares of `keep`
-    /// (empty squares; see `perft_two`). The sum is 0 when `before` has fewer than two squares.
-    fn replies_in_bulk(self, own: B, other: B, empty: B, keep: B) -> (B, u64);
+    /// The flipping moves of `own` (`before`); the number of moves that a disc of another colour
+    /// opens for `own`, summed over the squares of `keep` (empty squares; see `perft_two`); and
+    /// the squares where such a disc opens at least one.
+    fn replies_in_bulk(self, own: B, other: B, empty: B, keep: B) -> (B, u64, B);
 }
 
 /// `Fills` on whole words.
@@ -710,19 +690,17 @@ impl<B: Bits> Fills<B> for Scalar {
     }
 
     #[inline(always)]
-    fn replies_in_bulk(self, own: B, other: B, empty: B, keep: B) -> (B, u64) {
+    fn replies_in_bulk(self, own: B, other: B, empty: B, keep: B) -> (B, u64, B) {
         let lines = line_ends_all(own, other);
         let before = lines
             .iter()
             .fold(B::ZERO, |acc, line| acc | line.0 | line.1)
             & empty;
-        if before.count() < 2 {
-            return (before, 0);
-        }
         // `targets`: the empty squares that a new line can make a new move.
         let targets = empty & !before;
         let target_lines = line_ends_all(targets, other);
         let mut opened = 0;
+        let mut opening = B::ZERO;
         for (i, &(up, down)) in LINES.iter().enumerate() {
             // A square is in `own_up` when the nearest square beyond the other discs, in the
             // `down` direction, is an own disc (the run of other discs may be empty: the placed
@@ -732,9 +710,11 @@ impl<B: Bits> Fills<B> for Scalar {
             let target_up = target_lines[i].0 | shift(targets, up);
             let target_down = target_lines[i].1 | shift(targets, down);
             // The two cases are exclusive: the nearest square on one side is own or empty.
-            opened += (keep & ((own_up & target_down) | (own_down & target_up))).count() as u64;
+            let line = keep & ((own_up & target_down) | (own_down & target_up));
+            opened += line.count() as u64;
+            opening |= line;
         }
-        (before, opened)
+        (before, opened, opening)
     }
 }
 
@@ -791,13 +771,12 @@ fn legal_moves<B: Bits, F: Fills<B>>(board: &Board<B>, fills: F) -> (B, MoveKind
 /// already in `before`. Whether a square opens such a move along a given line is, for every
 /// square at once, the intersection of two line fills (from the replier's discs, and from those
 /// empty squares), so the sum of the reply counts over all these moves is a handful of bit
-/// counts (`Fills::replies_in_bulk`). It needs `before` to hold two moves or more, so that no
-/// such move leaves the replier without a flipping move (which would make its replies the
-/// placing moves).
+/// counts (`Fills::replies_in_bulk`). Left out are the moves after which the replier has no
+/// flipping move (`before` is empty or only the square played, and the move opens nothing):
+/// its replies are then the placing moves.
 ///
-/// The other moves, and all of them when `before` is smaller, are counted one by one: the replies
-/// to a move that flips none of the replier's discs are `before` without the square played, plus
-/// the moves it opens (`moves_through`); otherwise they are generated afresh.
+/// Those moves, and the moves that flip a disc of the replier, are counted one by one: the
+/// replies are the placing moves in the first case, generated afresh in the second.
 #[inline(always)]
 fn perft_two<B: Bits, F: Fills<B>>(board: &Board<B>, fills: F) -> u64 {
     let mover = board.to_move as usize;
@@ -817,14 +796,18 @@ fn perft_two<B: Bits, F: Fills<B>>(board: &Board<B>, fills: F) -> u64 {
         flip_next = B::ZERO;
     }
     let keep = moves & !flip_next;
-    let (before, opened) = fills.replies_in_bulk(next_own, next_other, empty_before, keep);
+    let (before, opened, opening) = fills.replies_in_bulk(next_own, next_other, empty_before, keep);
     let count_before = before.count() as u64;
-    let (mut nodes, one_by_one) = if count_before >= 2 {
-        let bulk = keep.count() as u64 * count_before - (keep & before).count() as u64 + opened;
-        (bulk, flip_next)
-    } else {
-        (0, moves)
+    // The moves of `keep` after which the replier would have no flipping move: its replies are
+    // then the placing moves, which the bulk count does not count.
+    let stuck = match count_before {
+        0 => keep & !opening,
+        1 => keep & before & !opening,
+        _ => B::ZERO,
     };
+    let bulk = keep & !stuck;
+    let mut nodes = bulk.count() as u64 * count_before - (bulk & before).count() as u64 + opened;
+    let one_by_one = flip_next | stuck;
     let mut rest = one_by_one;
     while !rest.is_empty() {
         let sq = rest.first();
@@ -833,7 +816,7 @@ fn perft_two<B: Bits, F: Fills<B>>(board: &Board<B>, fills: F) -> u64 {
         let occupied = board.occupied | placed;
         let empty = board.playable & !occupied;
         let replies = if (flip_next & placed).is_empty() {
-            (before & !placed) | moves_through(next_own, next_other, empty, sq)
+            B::ZERO
         } else {
             let next_own = next_own & !flips(own, other, sq);
             fills.moves(next_own, occupied ^ next_own, empty)
@@ -923,7 +906,7 @@ mod tests {
     }
 
     #[test]
-    fn both_compiled_copies_of_perft_agree() {
+    fn every_compiled_copy_of_perft_agrees() {
         use crate::rules::{BoardKind, Position, Rules};
         for board in BoardKind::ALL {
             for players in [3, 4] {
@@ -936,6 +919,14 @@ mod tests {
                         _ => unreachable!(),
                     };
                     assert_eq!(fast, portable, "{board} {players} players depth {depth}");
+                    // On a processor with AVX2, `perft` takes the large boards to `perft_avx2`:
+                    // the copy for the bit instructions alone is checked here.
+                    #[cfg(target_arch = "x86_64")]
+                    if let (Some(b), true) = (large, has_bit_instructions()) {
+                        // SAFETY: the processor has the features, as just asked.
+                        let bits = unsafe { perft_bit_instructions(b, depth) };
+                        assert_eq!(bits, portable, "{board} {players} players depth {depth}");
+                    }
                 }
             }
         }

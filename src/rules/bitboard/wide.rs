@@ -6,8 +6,8 @@
 //! instruction each; a shift of both 128-bit halves is three (each 64-bit lane shifted, plus the
 //! bits that cross from the low lane to the high one), with the step of each half's own
 //! direction. A fill of all eight directions takes about half the instructions of the `u128`
-//! one. `flips` and `moves_through` stay on whole words: they look up one ray per direction,
-//! and a lowest or highest square does not cross 64-bit lanes cheaply.
+//! one. `flips` stays on whole words: it looks up one ray per direction, and a lowest or highest
+//! square does not cross 64-bit lanes cheaply.
 //!
 //! The registers pair the lines of `LINES`: E–W with S–N in one pair, SE–NW with SW–NE in the
 //! other; in each pair one register goes towards higher bits and one towards lower bits.
@@ -39,7 +39,7 @@ impl Fills<u128> for Avx2 {
     }
 
     #[inline(always)]
-    fn replies_in_bulk(self, own: u128, other: u128, empty: u128, keep: u128) -> (u128, u64) {
+    fn replies_in_bulk(self, own: u128, other: u128, empty: u128, keep: u128) -> (u128, u64, u128) {
         // SAFETY: as in `moves`.
         unsafe { replies_in_bulk(own, other, empty, keep) }
     }
@@ -202,15 +202,12 @@ fn moves_guarding(own: u128, other: u128, guarded: u128, empty: u128) -> (u128, 
 
 #[inline]
 #[target_feature(enable = "avx2")]
-fn replies_in_bulk(own: u128, other: u128, empty: u128, keep: u128) -> (u128, u64) {
+fn replies_in_bulk(own: u128, other: u128, empty: u128, keep: u128) -> (u128, u64, u128) {
     let l = lines(own, other);
     let before = union(or(
         or(l.straight[0], l.straight[1]),
         or(l.diagonal[0], l.diagonal[1]),
     )) & empty;
-    if before.count_ones() < 2 {
-        return (before, 0);
-    }
     let targets = empty & !before;
     let t = lines(targets, other);
     let keep = pair(keep, keep);
@@ -239,7 +236,8 @@ fn replies_in_bulk(own: u128, other: u128, empty: u128, keep: u128) -> (u128, u6
         pair(not_first, not_last),
         pair(not_last, not_first),
     );
-    (before, count(straight) + count(diagonal))
+    let opening = union(or(straight, diagonal));
+    (before, count(straight) + count(diagonal), opening)
 }
 
 /// The number of set bits of a register.
