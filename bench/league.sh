@@ -6,6 +6,9 @@
 #   2. the same for `match` with four instant bots, with and without `--record`: the ratio of
 #      concurrency 2 to 1 with records (goal 1.9x), and what recording costs per game (goal: at
 #      most 5 % more than without);
+#      both also with --pin-cpus (each game and its bots on one CPU): where waking an idle CPU is
+#      slow (a virtual machine whose idle CPUs halt), concurrency 1 without it measures mostly
+#      those wake-ups, so its ratio of 2 against 1 says little about how the runner scales;
 #   3. the referee's peak RSS during a 10,000-game league (goal: at most 8 MB): records stream to
 #      disk, and the runner keeps per-bot tallies, not games.
 # Every figure is measured in alternating rounds, so that all see the same machine load; the best
@@ -91,6 +94,14 @@ for round in $(seq 1 "$rounds_of"); do
       measure "$p" "match --record" "$c" "$games" \
         "$mv" match "$bot" "$bot" "$bot" "$bot" --games "$games" --seed 1 --concurrency "$c" \
         --record "$work/m.jsonl"
+      # Each game on one CPU of its own (a baseline from before the option has none).
+      if [ "$p" = new ]; then
+        measure "$p" "league --pin-cpus" "$c" "$league_games" \
+          "$mv" league "$work/$p.toml" --out "$work/out" --concurrency "$c" --pin-cpus
+        measure "$p" "match --record --pin-cpus" "$c" "$games" \
+          "$mv" match "$bot" "$bot" "$bot" "$bot" --games "$games" --seed 1 --concurrency "$c" \
+          --record "$work/m.jsonl" --pin-cpus
+      fi
     done
   done
 done
@@ -104,7 +115,9 @@ echo
 echo "| program | figure | concurrency 1, games/s | concurrency 2, games/s | 2 against 1 | goal |"
 echo "|---|---|---:|---:|---:|---:|"
 for p in "${programs[@]}"; do
-  for kind in league "match" "match --record"; do
+  kinds=(league "match" "match --record")
+  if [ "$p" = new ]; then kinds+=("league --pin-cpus" "match --record --pin-cpus"); fi
+  for kind in "${kinds[@]}"; do
     a=$(best "$p" "$kind" 1) b=$(best "$p" "$kind" 2)
     case $kind in match) goal= ;; *) goal=1.9 ;; esac
     echo "| $p | $kind, instant bots, 8x8, 4 players | $a | $b | $(ratio "$b" "$a")x | $goal |"

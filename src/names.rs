@@ -160,20 +160,6 @@ pub fn assign(
     Ok(names)
 }
 
-/// `assign` for the bots of a run: their names so far (from `builtin:NAME` or the command) made
-/// distinct, `given[i]` taking precedence for bot i.
-pub fn assign_to(
-    bots: &[crate::connection::BotSpec],
-    given: &[Option<String>],
-) -> Result<Vec<String>, String> {
-    let automatic: Vec<String> = bots.iter().map(|b| b.name.clone()).collect();
-    let commands: Vec<Option<Vec<String>>> = bots
-        .iter()
-        .map(|b| (!b.builtin).then(|| b.argv.clone()))
-        .collect();
-    assign(&automatic, &commands, given)
-}
-
 /// Reads the `--name N=NAME` options of a match of `bots` bots: the given name of each bot.
 pub fn parse_given(items: &[String], bots: usize) -> Result<Vec<Option<String>>, String> {
     let mut given = vec![None; bots];

@@ -259,6 +259,13 @@ impl Connection {
             .map_or(true, |p| p.wire().has_news(MAX_LINE_BYTES))
     }
 
+    /// Reads what the bot has written so far, without waiting (see `Wire::read_now`).
+    pub fn read_now(&mut self) {
+        if let Some(p) = self.process.as_mut() {
+            p.wire_mut().read_now();
+        }
+    }
+
     /// Whether the bot has written anything that reading would return now (a running bot only).
     pub fn has_output(&self) -> bool {
         self.process

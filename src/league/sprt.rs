@@ -733,6 +733,7 @@ pub fn run(
         },
         grace: Duration::from_millis(config.grace_ms),
         concurrency,
+        pin_cpus: place.pin_cpus,
         restart: false,
         record: Some(record),
         // A test without one of its bots answers nothing: stop, and say which.

@@ -82,6 +82,11 @@ pub struct SprtArgs {
     /// Games played at once (default: the number of cores).
     #[arg(long, value_name = "N")]
     pub concurrency: Option<usize>,
+    /// Keep each of the games played at once, its bots included, on one CPU of its own: on a
+    /// machine (a virtual one above all) where waking an idle CPU is slow, quick bots play
+    /// several times faster. Only for bots that think on one thread and not on the others' time.
+    #[arg(long)]
+    pub pin_cpus: bool,
     /// Play only the pairs of shard I of N (I from 1 to N) into DIR/games-I-of-N.jsonl; the
     /// shards read each other's records and all stop once the merged test has decided.
     #[arg(long, value_name = "I/N")]
@@ -167,7 +172,8 @@ impl SprtArgs {
                 }
             }
         }
-        let names = crate::names::assign_to(&specs, &given).map_err(|e| fail(exit::USAGE, e))?;
+        let names =
+            crate::run::lineup::assign_names(&specs, &given).map_err(|e| fail(exit::USAGE, e))?;
         let mut names: Vec<String> = names.iter().map(|n| config_name(n)).collect();
         for i in 0..names.len() {
             let mut n = 2;
@@ -316,6 +322,7 @@ pub fn run(args: &SprtArgs) -> Result<()> {
         listen: None,
         remote_wait: 0.0,
         web: args.web.clone(),
+        pin_cpus: args.pin_cpus,
     };
     play_config(&config, &place)
 }

@@ -35,11 +35,13 @@
 //! - `log`: a bot's log file (`BotLog`);
 //! - `safety`: the process-wide nets (the registry of bot groups, signal handlers, the guard,
 //!   the subreaper and its sweep);
-//! - `status`: how a process ended, in words.
+//! - `status`: how a process ended, in words;
+//! - `affinity`: the CPUs a worker and its bots may run on (`--pin-cpus`).
 //!
 //! The OS limits a bot runs under are `crate::limits`, and what `/proc` says about a process is
 //! `crate::procfs`: both lie below this module and import nothing from it.
 
+mod affinity;
 mod child;
 mod log;
 mod safety;
@@ -48,6 +50,7 @@ mod stderr;
 mod wire;
 mod words;
 
+pub use affinity::{allowed_cpus, pin_this_thread};
 pub use child::{wait_any, BotProcess};
 pub use log::{BotLog, STDERR_LOG_CAP};
 pub use safety::{

@@ -558,12 +558,14 @@ impl Remotes {
                 let away = now.duration_since(missed).as_secs_f64();
                 return Err(io::Error::other(if away < inner.wait.as_secs_f64() + 1.0 {
                     format!(
-                        "remote bot {name} is not connected (no connection with its token within {} s)",
+                        "remote bot {name} is not connected (no connection with its token \
+                         within {} s)",
                         seconds(inner.wait)
                     )
                 } else {
                     format!(
-                        "remote bot {name} is not connected (missed for {} s, longer than the {} s a game waits)",
+                        "remote bot {name} is not connected (missed for {} s, longer than the \
+                         {} s a game waits)",
                         away.round(),
                         seconds(inner.wait)
                     )

@@ -87,6 +87,9 @@ pub struct Run {
     /// How long a bot gets to exit after its stdin closes.
     pub grace: Duration,
     pub concurrency: usize,
+    /// Each worker, with the bots it starts, kept on one CPU of its own (`--pin-cpus`; see
+    /// `process::allowed_cpus`).
+    pub pin_cpus: bool,
     pub restart: bool,
     pub record: Option<RecordFile>,
     pub silent: SilentBots,

@@ -29,7 +29,7 @@ use super::events::{Event, Flow, SeatedBot, Sink};
 use super::plan::{BotSpec, Run, SilentBots};
 use super::records::{Line, RecordFile};
 use crate::connection::{shut_down_all, Connection};
-use crate::process::{interrupted, sweep_strays};
+use crate::process::{allowed_cpus, interrupted, pin_this_thread, sweep_strays};
 use crate::record::{FaultKind, FaultRecord, GameRecord, MoveRecord, SeatRecord};
 use crate::referee::{play_game, GameSetup, Observer};
 use crate::rules::Position;
@@ -142,13 +142,30 @@ pub fn run(run: &Run, sinks: &mut [&mut dyn Sink]) -> Summary {
                 .spawn_scoped(scope, move || writer(file, games, shared, tx));
             spawned.ok().map(|_| commit)
         });
+        let cpus = if run.pin_cpus {
+            allowed_cpus()
+        } else {
+            Vec::new()
+        };
         for w in 0..run.concurrency.max(1) {
             let tx = tx.clone();
             let commit = commit.clone();
             let shared = &shared;
+            // Worker w on the w-th CPU the run may use (more workers than CPUs share them).
+            let cpu = (!cpus.is_empty()).then(|| cpus[w % cpus.len()]);
             let spawned = std::thread::Builder::new()
                 .name(format!("worker-{w}"))
-                .spawn_scoped(scope, move || worker(shared, tx, commit));
+                .spawn_scoped(scope, move || {
+                    if let Some(cpu) = cpu {
+                        if let Err(e) = pin_this_thread(cpu) {
+                            crate::stderr_line!(
+                                "multiversi: cannot keep worker {w} on CPU {cpu} ({e}): it and \
+                                 its bots run on any CPU"
+                            );
+                        }
+                    }
+                    worker(shared, tx, commit)
+                });
             if let Err(e) = spawned {
                 crate::stderr_line!("multiversi: cannot start worker {w}: {e}");
             }

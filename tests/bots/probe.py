@@ -26,6 +26,8 @@ Options (turns and games are counted per process, from 1):
     ready_ms=MS     wait MS before answering `start` in game `ready_game` (default 2)
     eof=MODE        at the end of stdin: exit (default), linger (sleep until SIGTERM, then
                     exit 0), stubborn (ignore SIGTERM, sleep until killed)
+    cpus=1          write down the CPUs it may run on, as it starts (event "cpus", the
+                    kernel's Cpus_allowed_list as "msg")
 """
 import json
 import os
@@ -60,6 +62,10 @@ def on_term(_sig, _frame):
 with open(pidfile, "a") as f:
     f.write(f"{os.getpid()}\n")
 signal.signal(signal.SIGTERM, on_term)
+if opts.get("cpus") == "1":
+    with open("/proc/self/status") as f:
+        allowed = [l.split(":", 1)[1].strip() for l in f if l.startswith("Cpus_allowed_list:")]
+    note("cpus", allowed[0] if allowed else None)
 
 games = 0
 turns = 0

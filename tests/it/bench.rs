@@ -47,9 +47,18 @@ fn perft_bench_measures_every_board_against_the_anchor() {
 fn referee_bench_prints_the_cost_per_move_games_per_second_and_flag_latency() {
     let run = bench_quick("referee").ok();
     let out = run.stdout();
-    let rounds = out.lines().filter(|l| l.starts_with("round ")).count();
-    assert_eq!(rounds, 2, "{}", run.describe());
-    run.assert_stdout_has("per-move cost, 4 instant bots on 8x8, 10 games per round: median");
+    // Each round: both on one CPU, then where the kernel puts them.
+    for placement in ["one CPU", "any CPU"] {
+        let rounds = out
+            .lines()
+            .filter(|l| l.starts_with("round ") && l.contains(&format!(", {placement}: anchor ")))
+            .count();
+        assert_eq!(rounds, 2, "{placement}\n{}", run.describe());
+    }
+    run.assert_stdout_has(
+        "per-move cost, 4 instant bots on 8x8, 10 games per round, both on one CPU: median",
+    );
+    run.assert_stdout_has("the same with the placement left to the kernel: median ");
     run.assert_stdout_has("random x4, 8x8, bots kept alive: 20 games in");
     run.assert_stdout_has("random x4, 8x8, bots restarted per game: 4 games in");
     run.assert_stdout_has("hung bot flagged after its 100 ms deadline, 3 trials: p50");
@@ -62,9 +71,19 @@ fn league_bench_prints_both_concurrencies_with_and_without_records_and_the_peak_
         .env("BASELINE", env!("CARGO_BIN_EXE_multiversi"))
         .ok();
     let out = run.stdout();
-    // Each program: league, match and match --record, at concurrency 1 and 2.
+    // Each program: league, match and match --record, at concurrency 1 and 2; the new one also
+    // the league and match --record with --pin-cpus.
     let rounds = out.lines().filter(|l| l.starts_with("round 1: ")).count();
-    assert_eq!(rounds, 12, "{}", run.describe());
+    assert_eq!(rounds, 16, "{}", run.describe());
+    for figure in ["league --pin-cpus", "match --record --pin-cpus"] {
+        let row = format!("| new | {figure}, instant bots, 8x8, 4 players | ");
+        assert_eq!(
+            lines_with(&out, &row).len(),
+            1,
+            "{row:?}\n{}",
+            run.describe()
+        );
+    }
     for program in ["new", "baseline"] {
         for figure in ["league", "match", "match --record"] {
             let row = format!("| {program} | {figure}, instant bots, 8x8, 4 players | ");
@@ -114,7 +133,7 @@ fn summary_bench_tabulates_every_goal_with_its_measured_value() {
         .lines()
         .filter(|l| l.starts_with("| ") && !l.starts_with("| goal |"))
         .collect();
-    assert_eq!(rows.len(), 11, "{}", run.describe());
+    assert_eq!(rows.len(), 13, "{}", run.describe());
     for row in rows {
         let cells: Vec<&str> = row.split('|').map(str::trim).collect();
         // | what | measured | goal | met |

@@ -860,3 +860,22 @@ fn shards_running_at_once_keep_their_bots_logs_apart() {
         assert_eq!(games_in_logs(&own), recorded, "shard {i}");
     }
 }
+
+#[test]
+fn a_league_with_fewer_deals_than_workers_says_how_many_games_it_plays_at_once() {
+    // Three bots, three players, one round: one deal, whose six games one worker plays in turn.
+    let dir = temp_dir("league-one-deal");
+    let config = league_config(&dir, 3, "rounds = 1");
+    let out = dir.join("out");
+    let (c, o) = (config.to_str().unwrap(), out.to_str().unwrap());
+    let said = "1 at a time (concurrency 2, but a deal's games are played one after another and \
+                only 1 deal(s) are left to play)";
+    let dry = league(&[c, "--out", o, "--dry-run", "--concurrency", "2"]);
+    dry.assert_ok().assert_stdout_has(said);
+    let played = league(&[c, "--out", o, "--concurrency", "2"]);
+    played.assert_ok().assert_stderr_has(said);
+    // With deals enough for every worker, the concurrency as it is.
+    let config = league_config(&dir, 4, "rounds = 1");
+    let dry = league(&[config.to_str().unwrap(), "--dry-run", "--concurrency", "2"]);
+    dry.assert_ok().assert_stdout_has(", 2 at a time (");
+}

@@ -287,3 +287,59 @@ fn match_option_errors() {
         out.assert_stderr_has(needle);
     }
 }
+
+/// The CPUs of a kernel CPU list (`0-3,6`).
+fn cpu_list(list: &str) -> Vec<u32> {
+    let mut cpus = Vec::new();
+    for part in list.split(',').filter(|p| !p.is_empty()) {
+        let (a, b) = part.split_once('-').unwrap_or((part, part));
+        cpus.extend(a.parse::<u32>().unwrap()..=b.parse::<u32>().unwrap());
+    }
+    cpus
+}
+
+/// The CPUs each probe bot wrote down as it started.
+fn bots_cpus(dir: &std::path::Path) -> Vec<Vec<u32>> {
+    probe_log(dir, "log")
+        .iter()
+        .filter(|e| e.event == "cpus")
+        .map(|e| cpu_list(e.msg.as_ref().and_then(|m| m.as_str()).unwrap()))
+        .collect()
+}
+
+#[test]
+fn pinned_cpus_keep_each_game_and_its_bots_on_one_cpu_and_unpinned_bots_on_all() {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap();
+    let mine = status
+        .lines()
+        .find_map(|l| l.strip_prefix("Cpus_allowed_list:"))
+        .map(|l| cpu_list(l.trim()))
+        .unwrap();
+    for pinned in [true, false] {
+        let dir = temp_dir(if pinned { "pinned" } else { "unpinned" });
+        let bot = probe(&dir, "log", &["cpus=1"]);
+        let mut command = multiversi("match").args(&[&bot, &bot, &bot, &bot]).args(&[
+            "--games",
+            "48",
+            "--concurrency",
+            "2",
+            "--seed",
+            "3",
+        ]);
+        if pinned {
+            command = command.arg("--pin-cpus");
+        }
+        command.ok();
+        let cpus = bots_cpus(&dir);
+        // Two deals of 24 games, each with its own four bot processes.
+        assert_eq!(cpus.len(), 8, "{cpus:?}");
+        for bot in &cpus {
+            if pinned {
+                assert_eq!(bot.len(), 1, "a pinned bot may run on one CPU: {cpus:?}");
+                assert!(mine.contains(&bot[0]), "{cpus:?} within {mine:?}");
+            } else {
+                assert_eq!(bot, &mine, "an unpinned bot keeps the referee's CPUs");
+            }
+        }
+    }
+}

@@ -9,7 +9,7 @@ use std::net::{SocketAddr, TcpStream};
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-/// A league config of three bots, `rounds` rounds, played one game at a time.
+/// A league config of `bots`, `rounds` rounds, `concurrency` games at a time.
 fn config(
     dir: &Path,
     bots: &[(&str, String)],
@@ -29,6 +29,18 @@ fn config(
     let path = dir.join("league.toml");
     std::fs::write(&path, text).unwrap();
     path
+}
+
+/// One round of three bots, one game at a time, whose first bot (a probe, writing to
+/// `dir/slow.log`) waits `delay_ms` before each move: games that last long enough to be watched.
+fn slow_league(dir: &Path, delay_ms: u32) -> std::path::PathBuf {
+    let slow = probe(dir, "slow.log", &[&format!("delay={delay_ms}")]);
+    let bots = [
+        ("slow", slow),
+        ("greedy", "builtin:greedy".into()),
+        ("random", "builtin:random".into()),
+    ];
+    config(dir, &bots, 1, 1)
 }
 
 /// Starts `league CONFIG --web 127.0.0.1:0` and returns it with the address it serves on, read
@@ -127,17 +139,7 @@ impl Events {
 #[test]
 fn the_live_view_serves_the_league_and_refuses_everything_else() {
     let dir = temp_dir("web-serves");
-    let slow = probe(&dir, "slow.log", &["delay=40"]);
-    let cfg = config(
-        &dir,
-        &[
-            ("slow", slow),
-            ("greedy", "builtin:greedy".into()),
-            ("random", "builtin:random".into()),
-        ],
-        1,
-        1,
-    );
+    let cfg = slow_league(&dir, 40);
     let (league, address) = start_league(&dir, &cfg);
 
     // The stream: the whole state first, then the games' moves as they are played.
@@ -222,17 +224,7 @@ fn the_live_view_serves_the_league_and_refuses_everything_else() {
 #[test]
 fn connections_are_capped_and_a_silent_one_is_closed() {
     let dir = temp_dir("web-caps");
-    let slow = probe(&dir, "slow.log", &["delay=100"]);
-    let cfg = config(
-        &dir,
-        &[
-            ("slow", slow),
-            ("greedy", "builtin:greedy".into()),
-            ("random", "builtin:random".into()),
-        ],
-        1,
-        1,
-    );
+    let cfg = slow_league(&dir, 100);
     let (league, address) = start_league(&dir, &cfg);
     // A flood from one address: 40 connections that send nothing (slowloris). The cap per
     // address is 32: the rest are refused at once.
@@ -356,17 +348,7 @@ fn the_live_page_shows_the_refereed_moves_in_chromium() {
          .ci/setup-browser`"
     );
     let dir = temp_dir("web-browser");
-    let slow = probe(&dir, "slow.log", &["delay=150"]);
-    let cfg = config(
-        &dir,
-        &[
-            ("slow", slow),
-            ("greedy", "builtin:greedy".into()),
-            ("random", "builtin:random".into()),
-        ],
-        1,
-        1,
-    );
+    let cfg = slow_league(&dir, 150);
     let (league, address) = start_league(&dir, &cfg);
     let screenshot = Path::new(env!("CARGO_TARGET_TMPDIR")).join("live-view.png");
     let out = std::process::Command::new("node")
