@@ -505,7 +505,7 @@ pub fn play_config(config: &LeagueConfig, place: &Place) -> Result<()> {
     let record_path = out.join(records_name(shard));
     let record = session::open_records(&record_path, "league records")?;
     crate::stderr_line!(
-        "multiversi: league {}: {to_play} game(s) to play{} ({} finished before), {}; records \
+        "multiversi: league {}: {to_play} game(s) to play{} ({} finished before), {}{}; records \
          in {}",
         config.name,
         match shard {
@@ -514,6 +514,11 @@ pub fn play_config(config: &LeagueConfig, place: &Place) -> Result<()> {
         },
         finished.indices.len(),
         at_once.words(),
+        if place.pin_cpus {
+            ", each on a CPU of its own"
+        } else {
+            ""
+        },
         record_path.display()
     );
     let run = Run {

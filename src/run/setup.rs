@@ -35,8 +35,9 @@ pub fn concurrency(asked: Option<usize>) -> Result<usize> {
     }
     if n > cores {
         crate::stderr_line!(
-            "multiversi: warning: --concurrency {n} is more than the {cores} cores: bots will \
-             share cores, and a bot's time then depends on what runs beside it"
+            "multiversi: warning: --concurrency {n} is more than the {cores} {}: bots will \
+             share cores, and a bot's time then depends on what runs beside it",
+            if cores == 1 { "core" } else { "cores" }
         );
     }
     Ok(n)

@@ -878,4 +878,9 @@ fn a_league_with_fewer_deals_than_workers_says_how_many_games_it_plays_at_once()
     let config = league_config(&dir, 4, "rounds = 1");
     let dry = league(&[config.to_str().unwrap(), "--dry-run", "--concurrency", "2"]);
     dry.assert_ok().assert_stdout_has(", 2 at a time (");
+    // A pinned run says so, since a resumed one is pinned only when asked again.
+    let pinned = dir.join("pinned");
+    let run = league(&[c, "--out", pinned.to_str().unwrap(), "--pin-cpus"]);
+    run.assert_ok()
+        .assert_stderr_has(", each on a CPU of its own; records in ");
 }
