@@ -5,7 +5,7 @@
 
 use crate::exit::{self, fail};
 use crate::record::{GameRecord, FORMAT, VERSION};
-use crate::rules::Rules;
+use crate::rules::{Rules, Square};
 use anyhow::Result;
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -108,12 +108,49 @@ pub fn read_line(line: &[u8]) -> Result<GameRecord, String> {
         Ok(record) if record.format == FORMAT && record.version == VERSION => record,
         _ => slow_read(text)?,
     };
-    // `Rules` deserializes field by field; a record is only usable with rules the engine accepts.
-    let r = &record.rules;
-    Rules::with_blocked(r.players as u32, r.board, r.anti, r.blocked.clone())
-        .map_err(|e| format!("invalid rules: {e}"))?;
-    check_sizes(&record)?;
+    check_usable(
+        &record.rules,
+        record.moves.iter().map(|m| (m.square, m.flips.len())),
+    )?;
     Ok(record)
+}
+
+/// Refuses a record that no game can have made: rules the engine does not accept (`Rules`
+/// deserializes field by field), or lists longer than its board allows. Each move fills an empty
+/// square, so a game has at most as many moves as the board has squares, and a move flips fewer
+/// discs than that. No referee wrote such a line (it was edited, or written by another program);
+/// refusing it here, where it is reported with its file and line, spares everything that reads
+/// records (the drawing, the viewer, the standings) sizes that no game has. `moves`: each move's
+/// square and how many flipped discs it lists.
+pub fn check_usable(
+    rules: &Rules,
+    moves: impl ExactSizeIterator<Item = (Square, usize)>,
+) -> Result<(), String> {
+    Rules::with_blocked(
+        rules.players as u32,
+        rules.board,
+        rules.anti,
+        rules.blocked.clone(),
+    )
+    .map_err(|e| format!("invalid rules: {e}"))?;
+    let board = rules.board;
+    let squares = usize::from(rules.side()).pow(2);
+    if moves.len() > squares {
+        return Err(format!(
+            "{} moves; the {board} board has {squares} squares",
+            moves.len()
+        ));
+    }
+    match moves
+        .enumerate()
+        .find(|(_, (_, flips))| *flips >= squares)
+    {
+        Some((i, (square, flips))) => Err(format!(
+            "move {} ({square}) lists {flips} flipped discs; the {board} board has {squares} squares",
+            i + 1,
+        )),
+        None => Ok(()),
+    }
 }
 
 /// A line read through a JSON value, checked step by step so that a line that is not a record
@@ -151,36 +188,6 @@ fn slow_read(text: &str) -> Result<GameRecord, String> {
         None => return Err("no numeric \"version\" field".to_string()),
     }
     serde_json::from_value(value).map_err(|e| format!("does not match the record format: {e}"))
-}
-
-/// Refuses a record whose lists are longer than its board allows: each move fills an empty
-/// square, so a game has at most as many moves as the board has squares, and a move flips fewer
-/// discs than that. No referee wrote such a line (it was edited, or written by another program);
-/// refusing it here, where it is reported with its file and line, spares everything that reads
-/// records (the drawing, the viewer, the standings) sizes that no game has.
-fn check_sizes(record: &GameRecord) -> Result<(), String> {
-    let board = record.rules.board;
-    let squares = usize::from(record.rules.side()).pow(2);
-    if record.moves.len() > squares {
-        return Err(format!(
-            "{} moves; the {board} board has {squares} squares",
-            record.moves.len()
-        ));
-    }
-    match record
-        .moves
-        .iter()
-        .enumerate()
-        .find(|(_, m)| m.flips.len() >= squares)
-    {
-        Some((i, m)) => Err(format!(
-            "move {} ({}) lists {} flipped discs; the {board} board has {squares} squares",
-            i + 1,
-            m.square,
-            m.flips.len()
-        )),
-        None => Ok(()),
-    }
 }
 
 /// Picks the games to show: all of them, or the one `--game` names by id or by 1-based number

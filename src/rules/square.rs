@@ -94,8 +94,19 @@ impl serde::Serialize for Square {
 
 impl<'de> serde::Deserialize<'de> for Square {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Square, D::Error> {
-        let text = <std::borrow::Cow<'de, str>>::deserialize(d)?;
-        text.parse().map_err(serde::de::Error::custom)
+        // The name is parsed where the deserializer holds it, not copied into a `String` first:
+        // records hold a square for every move and every flipped disc.
+        struct Name;
+        impl serde::de::Visitor<'_> for Name {
+            type Value = Square;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a string")
+            }
+            fn visit_str<E: serde::de::Error>(self, text: &str) -> Result<Square, E> {
+                text.parse().map_err(E::custom)
+            }
+        }
+        d.deserialize_str(Name)
     }
 }
 

@@ -2,8 +2,8 @@
 //! to what the tables and the rating need (who sat where, the places, discs, faults, move-time
 //! totals) as soon as it is read, added to the sums (`aggregate`), and dropped with its record.
 
-use crate::record::{FaultKind, GameRecord};
-use crate::rules::{Outcome, Seat};
+use crate::record::{FaultKind, FaultRecord, GameRecord, ScheduleRef, SeatRecord};
+use crate::rules::{Outcome, Seat, Square};
 use std::collections::{HashMap, HashSet};
 
 /// One seat of one game.
@@ -107,7 +107,9 @@ pub struct Games {
     deal_index: HashMap<(u32, u64, Option<u64>), u32>,
     /// Each game's fingerprint and number, for the duplicates; None for a run's own table, whose
     /// games come from the referee, once each.
-    seen: Option<HashMap<u64, u32>>,
+    /// The fingerprint is kept as two halves: an entry of a `u64` beside a `u32` is padded to 16
+    /// bytes, of three `u32`s it takes 12.
+    seen: Option<HashMap<[u32; 2], u32>>,
     /// Run names (of the records' `schedule`), in order of first appearance.
     pub(crate) runs: Vec<String>,
     /// Per bot (like `names`), each distinct command it was recorded with and where that was
@@ -131,30 +133,185 @@ pub struct NameClash {
     pub commands: Vec<(Vec<String>, String)>,
 }
 
+/// A move as the standings read it: who played it, where, and how long it took.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Played {
+    pub seat: Seat,
+    pub square: Square,
+    pub ms: f64,
+}
+
+/// What the standings read of a record, borrowed from it: the same whether it comes from a whole
+/// `GameRecord` (`Facts::of`) or from the standings' lean reading of a line (`lean`), so that both
+/// are boiled down (`Digest::of`) by the same code.
+#[derive(Clone, Copy, Debug)]
+pub struct Facts<'a> {
+    pub game: &'a str,
+    pub started: &'a str,
+    pub duration_ms: u64,
+    pub players: u8,
+    pub seed: Option<u64>,
+    pub seats: &'a [SeatRecord],
+    pub moves: &'a [Played],
+    pub faults: &'a [FaultRecord],
+    pub scores: &'a [u32],
+    pub result: Outcome,
+    pub ranking: &'a [Vec<Seat>],
+    pub opening: u32,
+    pub schedule: Option<&'a ScheduleRef>,
+}
+
+impl<'a> Facts<'a> {
+    /// The facts of a whole record; `moves` must be its moves as `played` gives them.
+    pub fn of(record: &'a GameRecord, moves: &'a [Played]) -> Facts<'a> {
+        Facts {
+            game: &record.game,
+            started: &record.started,
+            duration_ms: record.duration_ms,
+            players: record.rules.players,
+            seed: record.seed,
+            seats: &record.seats,
+            moves,
+            faults: &record.faults,
+            scores: &record.scores,
+            result: record.result,
+            ranking: &record.ranking,
+            opening: record.opening,
+            schedule: record.schedule.as_ref(),
+        }
+    }
+}
+
+/// A record's moves as the standings read them.
+pub fn played(record: &GameRecord) -> Vec<Played> {
+    record
+        .moves
+        .iter()
+        .map(|m| Played {
+            seat: m.seat,
+            square: m.square,
+            ms: m.ms,
+        })
+        .collect()
+}
+
+/// A record boiled down to what `Games::add_digest` needs, computed from the record alone, so
+/// that it can be computed on any thread while the games are added in order on one: its
+/// fingerprint, and the game summarised as far as that is possible without the other games (or
+/// why its parts do not fit together).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Digest {
+    /// See `fingerprint`.
+    pub fingerprint: u64,
+    pub game: Result<Boiled, String>,
+}
+
+/// A game as far as it is summarised before it is added (`GameSummary` without the numbers
+/// of its bots, deal and place among the games).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Boiled {
+    pub id: String,
+    pub seed: Option<u64>,
+    pub schedule: Option<ScheduleRef>,
+    pub result: Outcome,
+    pub seats: Vec<BoiledSeat>,
+}
+
+/// One seat of a `Boiled` game: `SeatSummary` with the bot's name and command for its number.
+#[derive(Clone, Debug, PartialEq)]
+pub struct BoiledSeat {
+    pub name: String,
+    pub command: Vec<String>,
+    pub score: u32,
+    pub group: u8,
+    pub place: f32,
+    pub fault: Option<FaultKind>,
+    pub moves: u32,
+    pub total_ms: f64,
+    pub max_ms: f64,
+}
+
+impl Digest {
+    /// Boils a record down: checks that its parts fit together (`check`), sums each seat's
+    /// moves and times, and takes its fingerprint.
+    pub fn of(f: &Facts) -> Digest {
+        Digest {
+            fingerprint: fingerprint(f),
+            game: check(f).map(|(groups, places)| boil(f, &groups, &places)),
+        }
+    }
+}
+
+fn boil(f: &Facts, groups: &[u8], places: &[f32]) -> Boiled {
+    let opening = f.opening as usize;
+    let seats = f
+        .seats
+        .iter()
+        .enumerate()
+        .map(|(seat, s)| {
+            let mut moves = 0;
+            let (mut total_ms, mut max_ms) = (0.0, 0.0f64);
+            for m in f.moves.iter().skip(opening).filter(|m| m.seat == seat) {
+                moves += 1;
+                total_ms += m.ms;
+                max_ms = max_ms.max(m.ms);
+            }
+            BoiledSeat {
+                name: s.name.clone(),
+                command: s.command.clone(),
+                score: f.scores[seat],
+                group: groups[seat],
+                place: places[seat],
+                fault: f.faults.iter().find(|x| x.seat == seat).map(|x| x.kind),
+                moves,
+                total_ms,
+                max_ms,
+            }
+        })
+        .collect();
+    Boiled {
+        id: f.game.to_string(),
+        seed: f.seed,
+        schedule: f.schedule.cloned(),
+        result: f.result,
+        seats,
+    }
+}
+
 /// What makes two records the same game: a fingerprint of the record's content (id, start,
 /// duration, seats, scores, result and every move with its time). Game ids alone are not enough:
 /// two matches started in the same second number their games alike. The same game read twice
 /// (a file or shard given twice) has the same fingerprint; two games that were really played are
 /// told apart by their measured move times if nothing else.
-fn fingerprint(record: &GameRecord) -> u64 {
+///
+/// The hash is the standard library's SipHash. A record file is the user's own, not an
+/// attacker's, so a hash that resists crafted collisions is not what is needed; but a well-mixed
+/// 64-bit hash keeps accidental ones out of reach (two of a million games alike: about 3 chances
+/// in 100 million), and fed the moves in one write, as here, it is a small part of the cost.
+fn fingerprint(f: &Facts) -> u64 {
     use std::hash::{Hash, Hasher};
     let mut h = std::collections::hash_map::DefaultHasher::new();
-    record.game.hash(&mut h);
-    record.started.hash(&mut h);
-    record.duration_ms.hash(&mut h);
-    if let Some(s) = &record.schedule {
+    f.game.hash(&mut h);
+    f.started.hash(&mut h);
+    f.duration_ms.hash(&mut h);
+    if let Some(s) = f.schedule {
         (&s.run, s.index, s.deal, s.seating).hash(&mut h);
     }
-    for s in &record.seats {
+    for s in f.seats {
         s.name.hash(&mut h);
     }
-    record.scores.hash(&mut h);
-    record.ranking.hash(&mut h);
-    for m in &record.moves {
-        (m.seat, m.square, m.ms.to_bits()).hash(&mut h);
+    f.scores.hash(&mut h);
+    f.ranking.hash(&mut h);
+    // The moves, the bulk of a record, as one run of bytes: one write instead of three per move.
+    let mut moves = Vec::with_capacity(f.moves.len() * 18);
+    for m in f.moves {
+        moves.extend_from_slice(&(m.seat as u64).to_le_bytes());
+        moves.extend_from_slice(&[m.square.col, m.square.row]);
+        moves.extend_from_slice(&m.ms.to_bits().to_le_bytes());
     }
-    for f in &record.faults {
-        (f.seat, f.ply, &f.detail).hash(&mut h);
+    moves.hash(&mut h);
+    for x in f.faults {
+        (x.seat, x.ply, &x.detail).hash(&mut h);
     }
     h.finish()
 }
@@ -175,7 +332,7 @@ impl Games {
         )
     }
 
-    fn empty(seen: Option<HashMap<u64, u32>>, sums: super::aggregate::Sums) -> Games {
+    fn empty(seen: Option<HashMap<[u32; 2], u32>>, sums: super::aggregate::Sums) -> Games {
         Games {
             names: Vec::new(),
             deals: 0,
@@ -216,27 +373,34 @@ impl Games {
     /// different sizes, a seat missing from the ranking, a winner who is not seated, the same bot
     /// in two seats) is refused with a sentence saying why, and nothing is added.
     pub fn add(&mut self, record: &GameRecord) -> Result<Added, String> {
-        self.add_from(record, || format!("game {}", record.game))
+        self.add_from(record, |id| format!("game {id}"))
     }
 
-    /// `add`, with where the record comes from (asked only when a bot shows up with a command
-    /// not seen before, for `name_clashes`).
+    /// `add`, with where the record comes from, given the game's id (asked only when a bot shows
+    /// up with a command not seen before, for `name_clashes`).
     pub fn add_from(
         &mut self,
         record: &GameRecord,
-        origin: impl Fn() -> String,
+        origin: impl Fn(&str) -> String,
     ) -> Result<Added, String> {
-        let key = self.seen.as_ref().map(|_| fingerprint(record));
-        if let (Some(seen), Some(key)) = (&self.seen, key) {
-            if let Some(&first) = seen.get(&key) {
-                return Ok(Added::Duplicate(first));
-            }
+        let moves = played(record);
+        self.add_digest(Digest::of(&Facts::of(record, &moves)), origin)
+    }
+
+    /// `add_from` for a record already boiled down (`Digest::of`, on any thread).
+    pub fn add_digest(
+        &mut self,
+        digest: Digest,
+        origin: impl Fn(&str) -> String,
+    ) -> Result<Added, String> {
+        let key = [digest.fingerprint as u32, (digest.fingerprint >> 32) as u32];
+        if let Some(&first) = self.seen.as_ref().and_then(|seen| seen.get(&key)) {
+            return Ok(Added::Duplicate(first));
         }
-        let (groups, places) = check(record)?;
+        let game = digest.game?;
         let number = self.count + 1;
         let run =
-            record
-                .schedule
+            game.schedule
                 .as_ref()
                 .map(|s| match self.runs.iter().position(|r| *r == s.run) {
                     Some(i) => i as u32,
@@ -245,12 +409,12 @@ impl Games {
                         self.runs.len() as u32 - 1
                     }
                 });
-        let deal = match (&record.schedule, run) {
+        let deal = match (&game.schedule, run) {
             (Some(s), Some(run)) => {
                 let next = self.deals;
                 *self
                     .deal_index
-                    .entry((run, s.deal, record.seed))
+                    .entry((run, s.deal, game.seed))
                     .or_insert(next)
             }
             _ => self.deals,
@@ -258,49 +422,36 @@ impl Games {
         if deal == self.deals {
             self.deals += 1;
         }
-        let opening = record.opening as usize;
-        let seats = record
+        let seats = game
             .seats
-            .iter()
-            .enumerate()
-            .map(|(seat, s)| {
-                let mut moves = 0;
-                let (mut total_ms, mut max_ms) = (0.0, 0.0f64);
-                for m in record.moves.iter().skip(opening).filter(|m| m.seat == seat) {
-                    moves += 1;
-                    total_ms += m.ms;
-                    max_ms = max_ms.max(m.ms);
-                }
+            .into_iter()
+            .map(|s| {
                 let bot = self.bot(&s.name);
                 let commands = &mut self.commands[bot as usize];
                 if !commands.iter().any(|(c, _)| *c == s.command) {
-                    commands.push((s.command.clone(), origin()));
+                    commands.push((s.command, origin(&game.id)));
                 }
                 SeatSummary {
                     bot,
-                    score: record.scores[seat],
-                    group: groups[seat],
-                    place: places[seat],
-                    fault: record
-                        .faults
-                        .iter()
-                        .find(|f| f.seat == seat)
-                        .map(|f| f.kind),
-                    moves,
-                    total_ms,
-                    max_ms,
+                    score: s.score,
+                    group: s.group,
+                    place: s.place,
+                    fault: s.fault,
+                    moves: s.moves,
+                    total_ms: s.total_ms,
+                    max_ms: s.max_ms,
                 }
             })
             .collect();
-        let place = match (&record.schedule, run) {
+        let place = match (&game.schedule, run) {
             (Some(s), Some(run)) => Some((run, s.index)),
             _ => None,
         };
         let game = GameSummary {
             number,
-            id: record.game.clone(),
+            id: game.id,
             deal,
-            result: record.result,
+            result: game.result,
             seats,
         };
         self.sums.add(&game, place, &self.runs);
@@ -310,7 +461,7 @@ impl Games {
             self.schedule.push(place);
             self.games.push(game);
         }
-        if let (Some(seen), Some(key)) = (&mut self.seen, key) {
+        if let Some(seen) = &mut self.seen {
             seen.insert(key, number);
         }
         Ok(Added::Counted(number))
@@ -382,15 +533,15 @@ impl Games {
 
 /// Checks that a record's seats, scores, result and ranking fit together, and returns each
 /// seat's place group and fractional place.
-fn check(record: &GameRecord) -> Result<(Vec<u8>, Vec<f32>), String> {
+fn check(record: &Facts) -> Result<(Vec<u8>, Vec<f32>), String> {
     let n = record.seats.len();
     if n > 4 {
         return Err(format!("{n} seats: a game has at most 4"));
     }
-    if n != record.rules.players as usize {
+    if n != record.players as usize {
         return Err(format!(
             "{} seats for a game of {} players",
-            n, record.rules.players
+            n, record.players
         ));
     }
     if record.scores.len() != n {
@@ -402,7 +553,7 @@ fn check(record: &GameRecord) -> Result<(Vec<u8>, Vec<f32>), String> {
         }
     }
     let mut names = HashSet::new();
-    for s in &record.seats {
+    for s in record.seats {
         if !names.insert(s.name.as_str()) {
             return Err(format!("bot '{}' sits in two seats", s.name));
         }
@@ -414,7 +565,7 @@ fn check(record: &GameRecord) -> Result<(Vec<u8>, Vec<f32>), String> {
             ));
         }
     }
-    for f in &record.faults {
+    for f in record.faults {
         if f.seat >= n {
             return Err(format!(
                 "a fault of seat {}, but there are {n} seats",
@@ -624,13 +775,13 @@ pub(crate) mod tests {
         let mut games = Games::new();
         let mut r = record(&["a", "b", "c"], &[3, 2, 1], &[&[0], &[1], &[2]], win);
         r.game = "g1".into();
-        games.add_from(&r, || "one.jsonl:1".into()).unwrap();
+        games.add_from(&r, |_| "one.jsonl:1".into()).unwrap();
         r.game = "g2".into();
-        games.add_from(&r, || "one.jsonl:2".into()).unwrap();
+        games.add_from(&r, |_| "one.jsonl:2".into()).unwrap();
         assert!(games.name_clashes().is_empty());
         r.game = "g3".into();
         r.seats[1].command = vec!["./b".into()];
-        games.add_from(&r, || "two.jsonl:1".into()).unwrap();
+        games.add_from(&r, |_| "two.jsonl:1".into()).unwrap();
         assert_eq!(games.names, vec!["a", "b", "c"]);
         assert_eq!(
             games.name_clashes(),

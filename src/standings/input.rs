@@ -1,17 +1,42 @@
-//! Reading record files for the standings: line by line, each record added to the sums and
-//! dropped at once, so that memory does not grow with the size of the files. Lines
-//! are read as `multiversi replay` reads them (`replay::read::read_line`); a damaged line — cut off
-//! by a kill, not a record, inconsistent — is skipped with a warning naming its file and line, or
-//! with `strict` is an error (exit 3). Optionally every game counted is also streamed into a
-//! replay viewer, in the same order, so that game N of the standings is `#game=N` there.
+//! Reading record files for the standings, on every core, with the games added in file order.
+//!
+//! Reading the records is almost all of what the standings cost, so it is spread over threads.
+//! The calling thread (`read_in_order`) reads the files in turn in chunks of whole lines (about
+//! `CHUNK` bytes, `Chunks`) and hands them to the workers in turn. Each worker (`work`) reads
+//! the lines of its chunks and boils each game down to its `Digest` (the record's checks, its
+//! fingerprint, each seat's moves and times): with the standings' lean reading (`lean`), or with
+//! `replay::read::read_line`, as `multiversi replay` reads a line, for a line the lean reading
+//! does not take and for the replay viewer, which is written from whole records. The calling
+//! thread takes the results back in the turn it handed the chunks out, so in file and line
+//! order, and adds each game to the sums (`Games::add_digest`).
+//!
+//! So numbering, duplicates, the reports of damaged lines (a line cut off by a kill, not a
+//! record, inconsistent: skipped with a warning naming its file and line, or with `strict` an
+//! error, exit 3), a file that cannot be read (exit 3, after the games before it) and the viewer
+//! (game N of the standings is `#game=N` there) are exactly as if one thread read the files line
+//! by line. At most `OUT_PER_WORKER` chunks per worker are out at a time, their buffers used
+//! again, so memory stays bounded whatever the size of the files: each game is added to the sums
+//! and dropped.
 
-use super::games::{Added, Games};
+use super::games::{played, Added, Digest, Facts, Games};
+use super::lean;
 use crate::exit::{self, fail};
+use crate::record::GameRecord;
 use crate::replay::html::Streaming;
 use crate::replay::read::{cannot_read, read_line, Damaged, Source};
 use anyhow::Result;
-use std::io::{BufRead, BufReader, Write};
+use std::io::{Read as _, Write};
 use std::path::PathBuf;
+use std::sync::mpsc::{sync_channel, Receiver, SyncSender};
+
+/// About how many bytes of lines a worker is handed at a time (a chunk holds whole lines, so a
+/// line longer than this makes a longer chunk).
+const CHUNK: usize = 64 * 1024;
+/// Chunks out at a time per reading thread (handed and not yet taken back): a worker has its
+/// next chunk waiting while this thread adds the games of its last.
+const OUT_PER_WORKER: usize = 2;
+/// At most this many threads read, however many cores there are.
+const MAX_THREADS: usize = 8;
 
 /// What reading the files gave.
 #[derive(Debug)]
@@ -29,6 +54,170 @@ pub struct Read {
 pub fn read_files<W: Write>(
     paths: &[PathBuf],
     strict: bool,
+    viewer: Option<&mut Streaming<W>>,
+    listed: bool,
+) -> Result<Read> {
+    // This thread reads chunks too: one worker fewer than cores, none on one core.
+    let workers = std::thread::available_parallelism()
+        .map_or(1, |n| n.get())
+        .min(MAX_THREADS)
+        - 1;
+    let whole = viewer.is_some();
+    std::thread::scope(|scope| {
+        let lanes = (0..workers)
+            .map(|_| {
+                let (hand, chunks) = sync_channel(OUT_PER_WORKER);
+                let (done, results) = sync_channel(OUT_PER_WORKER);
+                scope.spawn(move || work(chunks, done, whole));
+                Lane { hand, results }
+            })
+            .collect();
+        // When this returns, early or not, the lanes close and the workers end.
+        read_in_order(paths, lanes, whole, strict, viewer, listed)
+    })
+}
+
+/// One worker's channels: chunks handed to it, and its results. Neither ever holds more than
+/// `OUT_PER_WORKER`, so that neither side waits to send.
+struct Lane {
+    hand: SyncSender<Chunk>,
+    results: Receiver<Done>,
+}
+
+/// Whole lines of one file (by its index in the paths).
+struct Chunk {
+    file: usize,
+    bytes: Vec<u8>,
+}
+
+/// A chunk read by a worker: how many lines it held (blank ones too), and what each line that is
+/// not blank gave, with its place in the chunk from 0; and its buffer, emptied, to read into again.
+struct Done {
+    file: usize,
+    count: usize,
+    read: Vec<(usize, Result<Game, String>)>,
+    buffer: Vec<u8>,
+}
+
+/// A line read as a game: its digest, and the whole record when the viewer is written.
+struct Game {
+    digest: Digest,
+    record: Option<GameRecord>,
+}
+
+/// The files, read one after the other in chunks of whole lines.
+struct Chunks<'a> {
+    paths: &'a [PathBuf],
+    /// The file being read, by its index in `paths`, once it is open.
+    file: usize,
+    open: Option<std::fs::File>,
+    /// The start of a line that the last chunk cut off.
+    rest: Vec<u8>,
+    /// Buffers given back, to read into again.
+    spare: Vec<Vec<u8>>,
+}
+
+impl Chunks<'_> {
+    /// The next chunk: about `CHUNK` bytes, up to the end of a line; at the end of a file, what
+    /// is left (a last line without its line end). None after the last file; an error (exit 3,
+    /// naming the file) for a file that cannot be opened or read.
+    fn next(&mut self) -> Result<Option<Chunk>> {
+        while let Some(path) = self.paths.get(self.file) {
+            let cannot = |e| cannot_read(path, e);
+            let file = match &mut self.open {
+                Some(file) => file,
+                None => self.open.insert(std::fs::File::open(path).map_err(cannot)?),
+            };
+            let mut bytes = self.spare.pop().unwrap_or_default();
+            bytes.clear();
+            bytes.append(&mut self.rest);
+            bytes.reserve(CHUNK);
+            loop {
+                let before = bytes.len();
+                if std::io::Read::by_ref(file)
+                    .take(CHUNK as u64)
+                    .read_to_end(&mut bytes)
+                    .map_err(cannot)?
+                    == 0
+                {
+                    break;
+                }
+                if let Some(end) = bytes[before..].iter().rposition(|&b| b == b'\n') {
+                    let end = before + end + 1;
+                    self.rest.extend_from_slice(&bytes[end..]);
+                    bytes.truncate(end);
+                    return Ok(Some(Chunk {
+                        file: self.file,
+                        bytes,
+                    }));
+                }
+            }
+            // The end of the file.
+            let file = self.file;
+            (self.open, self.file) = (None, file + 1);
+            if !bytes.is_empty() {
+                return Ok(Some(Chunk { file, bytes }));
+            }
+        }
+        Ok(None)
+    }
+}
+
+/// A worker: reads the lines of each chunk it is handed and hands the results back, until no
+/// more chunks come or the results are no longer wanted. `whole`: keep each whole record.
+fn work(chunks: Receiver<Chunk>, done: SyncSender<Done>, whole: bool) {
+    for chunk in chunks {
+        if done.send(read_chunk(chunk, whole)).is_err() {
+            return;
+        }
+    }
+}
+
+/// Reads the lines of a chunk.
+fn read_chunk(Chunk { file, mut bytes }: Chunk, whole: bool) -> Done {
+    let lines = bytes.strip_suffix(b"\n").unwrap_or(&bytes);
+    let (mut count, mut read) = (0, Vec::new());
+    for (i, line) in lines.split(|&b| b == b'\n').enumerate() {
+        count = i + 1;
+        let text = line.strip_suffix(b"\r").unwrap_or(line);
+        if !text.iter().all(u8::is_ascii_whitespace) {
+            read.push((i, read_game(text, whole)));
+        }
+    }
+    bytes.clear();
+    Done {
+        file,
+        count,
+        read,
+        buffer: bytes,
+    }
+}
+
+/// One line read as a game, or why it is not one (in `read_line`'s words).
+fn read_game(text: &[u8], whole: bool) -> Result<Game, String> {
+    if !whole {
+        if let Some(digest) = lean::digest(text) {
+            return Ok(Game {
+                digest,
+                record: None,
+            });
+        }
+    }
+    let record = read_line(text)?;
+    let moves = played(&record);
+    Ok(Game {
+        digest: Digest::of(&Facts::of(&record, &moves)),
+        record: whole.then_some(record),
+    })
+}
+
+/// Reads the files into chunks, hands them to the workers in turn, takes the results back in the
+/// same turn and adds their games in order.
+fn read_in_order<W: Write>(
+    paths: &[PathBuf],
+    lanes: Vec<Lane>,
+    whole: bool,
+    strict: bool,
     mut viewer: Option<&mut Streaming<W>>,
     listed: bool,
 ) -> Result<Read> {
@@ -42,34 +231,72 @@ pub fn read_files<W: Write>(
         damaged: Vec::new(),
         duplicates: Vec::new(),
     };
-    for path in paths {
-        let cannot = |e: std::io::Error| cannot_read(path, e);
-        let mut file = BufReader::new(std::fs::File::open(path).map_err(cannot)?);
-        let mut line = Vec::new();
-        for number in 1.. {
-            line.clear();
-            if file.read_until(b'\n', &mut line).map_err(cannot)? == 0 {
-                break;
+    let mut chunks = Chunks {
+        paths,
+        file: 0,
+        open: None,
+        rest: Vec::new(),
+        spare: Vec::new(),
+    };
+    // Turns go round the workers' lanes and then this thread, which keeps its own chunks here.
+    let turns = lanes.len() + 1;
+    let mut own = std::collections::VecDeque::new();
+    let (mut handed, mut taken) = (0, 0);
+    // A file that could not be read: the error, once the games before it are added.
+    let mut failed = None;
+    // The file being added, and the number of the first line of the next chunk.
+    let (mut current, mut next_line) = (0, 1);
+    loop {
+        while failed.is_none() && handed - taken < turns * OUT_PER_WORKER {
+            match chunks.next() {
+                Ok(Some(chunk)) => {
+                    match lanes.get(handed % turns) {
+                        Some(lane) => {
+                            // A worker that is gone has panicked, which ends the scope.
+                            if lane.hand.send(chunk).is_err() {
+                                break;
+                            }
+                        }
+                        None => own.push_back(chunk),
+                    }
+                    handed += 1;
+                }
+                Ok(None) => break,
+                Err(e) => failed = Some(e),
             }
+        }
+        if taken == handed {
+            break;
+        }
+        let done = match lanes.get(taken % turns) {
+            Some(lane) => match lane.results.recv() {
+                Ok(done) => done,
+                Err(_) => break,
+            },
+            None => match own.pop_front() {
+                Some(chunk) => read_chunk(chunk, whole),
+                None => break,
+            },
+        };
+        taken += 1;
+        if done.file != current {
+            (current, next_line) = (done.file, 1);
+        }
+        for (i, outcome) in done.read {
             let source = Source {
-                path: path.clone(),
-                line: number,
+                path: paths[done.file].clone(),
+                line: next_line + i,
             };
-            let text = line.strip_suffix(b"\n").unwrap_or(&line);
-            let text = text.strip_suffix(b"\r").unwrap_or(text);
-            if text.iter().all(u8::is_ascii_whitespace) {
-                continue;
-            }
-            let outcome = read_line(text).and_then(|record| {
+            let outcome = outcome.and_then(|game| {
                 let added = read
                     .games
-                    .add_from(&record, || format!("{source}, game {}", record.game))
+                    .add_digest(game.digest, |id| format!("{source}, game {id}"))
                     .map_err(|e| format!("inconsistent record: {e}"))?;
-                Ok((record, added))
+                Ok((game.record, added))
             });
             match outcome {
                 Ok((record, Added::Counted(_))) => {
-                    if let Some(v) = viewer.as_deref_mut() {
+                    if let (Some(v), Some(record)) = (viewer.as_deref_mut(), record) {
                         v.game(&source.to_string(), &record).map_err(|e| {
                             fail(exit::OUTPUT, format!("cannot write the replay viewer: {e}"))
                         })?;
@@ -85,8 +312,13 @@ pub fn read_files<W: Write>(
                 }
             }
         }
+        next_line += done.count;
+        chunks.spare.push(done.buffer);
     }
-    Ok(read)
+    match failed {
+        Some(e) => Err(e),
+        None => Ok(read),
+    }
 }
 
 #[cfg(test)]
@@ -114,6 +346,117 @@ mod tests {
         );
         r.game = game.into();
         serde_json::to_string(&r).unwrap() + "\n"
+    }
+
+    /// What reading the files line by line gives, the way the standings read them before the
+    /// chunks and the workers: each damaged line and duplicate by its line, and the games
+    /// counted by their ids.
+    type Figures = (Vec<(String, String)>, Vec<(String, u32)>, Vec<String>);
+
+    fn line_by_line(paths: &[PathBuf]) -> Figures {
+        let (mut damaged, mut duplicates) = (Vec::new(), Vec::new());
+        let mut games = Games::new();
+        for path in paths {
+            let bytes = std::fs::read(path).unwrap();
+            let bytes = bytes.strip_suffix(b"\n").unwrap_or(&bytes);
+            for (i, line) in bytes.split(|&b| b == b'\n').enumerate() {
+                let at = format!("{}:{}", path.display(), i + 1);
+                let text = line.strip_suffix(b"\r").unwrap_or(line);
+                if text.iter().all(u8::is_ascii_whitespace) {
+                    continue;
+                }
+                let added = read_line(text).and_then(|r| {
+                    games
+                        .add(&r)
+                        .map_err(|e| format!("inconsistent record: {e}"))
+                });
+                match added {
+                    Ok(Added::Counted(_)) => {}
+                    Ok(Added::Duplicate(first)) => duplicates.push((at, first)),
+                    Err(message) => damaged.push((at, message)),
+                }
+            }
+        }
+        let ids = games.games.iter().map(|g| g.id.clone()).collect();
+        (damaged, duplicates, ids)
+    }
+
+    fn figures(read: &Read) -> Figures {
+        (
+            read.damaged
+                .iter()
+                .map(|d| (d.source.to_string(), d.message.clone()))
+                .collect(),
+            read.duplicates
+                .iter()
+                .map(|(source, first)| (source.to_string(), *first))
+                .collect(),
+            read.games.games.iter().map(|g| g.id.clone()).collect(),
+        )
+    }
+
+    #[test]
+    fn chunks_read_on_every_core_give_what_reading_line_by_line_gives() {
+        let dir = temp("chunks");
+        // Enough lines for several chunks, of every kind: damaged, inconsistent, blank, with a
+        // carriage return, duplicates near and far, a line longer than a chunk, and at the end
+        // a line cut off without its line end.
+        let mut text = String::new();
+        for i in 0..600 {
+            let game = format!("g{i}");
+            match i % 50 {
+                7 => text.push_str("not json\n"),
+                11 => text.push_str(" \r\n"),
+                13 => text.push_str(&line("g12")),
+                17 => text.push_str(&line("g1")),
+                19 => text.push_str(&line(&game).replace("\"scores\":[3,2,1]", "\"scores\":[3]")),
+                23 => text.push_str(&line(&game).replace('\n', "\r\n")),
+                29 if i == 229 => {
+                    let pad = "x".repeat(CHUNK + 1000);
+                    text.push_str(&line(&game).replacen('{', &format!("{{\"pad\":\"{pad}\","), 1));
+                }
+                _ => text.push_str(&line(&game)),
+            }
+        }
+        assert!(text.len() > 4 * CHUNK);
+        let cut = line("last");
+        text.push_str(&cut[..cut.len() / 2]);
+        let one = dir.join("one.jsonl");
+        std::fs::write(&one, &text).unwrap();
+        let two = dir.join("two.jsonl");
+        std::fs::write(&two, text.replace("\"g3\"", "\"h3\"")).unwrap();
+        let empty = dir.join("empty.jsonl");
+        std::fs::write(&empty, "").unwrap();
+        let paths = vec![one.clone(), empty, two];
+
+        let read = read_files::<Vec<u8>>(&paths, false, None, false).unwrap();
+        let expected = line_by_line(&paths);
+        assert_eq!(figures(&read), expected);
+        // Every kind of line was met: damaged ones, duplicates from both files.
+        let (damaged, duplicates, ids) = &expected;
+        assert!(damaged.iter().any(|(_, m)| m.contains("not valid JSON")));
+        assert!(damaged
+            .iter()
+            .any(|(_, m)| m.starts_with("inconsistent record")));
+        assert!(damaged.iter().any(|(_, m)| m.contains("cut off")));
+        assert!(duplicates
+            .iter()
+            .any(|(at, _)| at.starts_with(&*one.to_string_lossy())));
+        assert!(ids.contains(&"g229".to_string()) && ids.contains(&"h3".to_string()));
+        // The viewer's way (whole records) gives the same.
+        let mut viewer = Streaming::start(Vec::new(), "t").unwrap();
+        let whole = read_files(&paths, false, Some(&mut viewer), false).unwrap();
+        assert_eq!(figures(&whole), expected);
+
+        // With --strict, the first damaged line is the error.
+        let e = read_files::<Vec<u8>>(&paths, true, None, false).unwrap_err();
+        let first = &expected.0[0];
+        assert!(
+            e.to_string()
+                .starts_with(&format!("{}: {}", first.0, first.1)),
+            "{e}"
+        );
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]

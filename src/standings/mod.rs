@@ -23,6 +23,7 @@ mod aggregate;
 pub mod command;
 pub mod games;
 pub mod input;
+mod lean;
 pub mod rating;
 pub mod report;
 pub mod tally;
