@@ -11,6 +11,15 @@ multiversi_bin() {
   fi
 }
 
+# With $BASELINE set, copies that binary into WORK, so that a build during the run cannot change
+# what is measured, and prints the copy's path; without it, prints nothing.
+baseline_copy() { # WORK
+  if [ -n "${BASELINE:-}" ]; then
+    cp "$BASELINE" "$1/baseline"
+    echo "$1/baseline"
+  fi
+}
+
 # Fails, printing the table, unless the results table in FILE (as `match` and `league` print it:
 # a header line, then one row per bot ranked 1 to BOTS) shows no fault for any of its BOTS bots.
 # The faults column is found by its heading, so that a column added to the table moves nothing.

@@ -39,9 +39,9 @@ trap 'rm -rf "$work"' EXIT
 declare -A bin
 bin[new]=$(multiversi_bin)
 programs=(new)
-if [ -n "${BASELINE:-}" ]; then
-  cp "$BASELINE" "$work/baseline"
-  bin[baseline]=$work/baseline
+baseline=$(baseline_copy "$work")
+if [ -n "$baseline" ]; then
+  bin[baseline]=$baseline
   programs+=(baseline)
 fi
 echo "machine: $(grep -m1 'model name' /proc/cpuinfo 2>/dev/null | cut -d: -f2- | sed 's/^ *//')," \

@@ -29,9 +29,9 @@ trap 'rm -rf "$work"' EXIT
 declare -A bin
 bin[new]=$(multiversi_bin)
 programs=(new)
-if [ -n "${BASELINE:-}" ]; then
-  cp "$BASELINE" "$work/baseline"
-  bin[baseline]=$work/baseline
+baseline=$(baseline_copy "$work")
+if [ -n "$baseline" ]; then
+  bin[baseline]=$baseline
   programs+=(baseline)
 fi
 load_before=$(cut -d' ' -f1-3 /proc/loadavg)

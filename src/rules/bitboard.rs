@@ -821,13 +821,20 @@ fn perft_two<B: Bits, F: Fills<B>>(board: &Board<B>, fills: F) -> u64 {
             let next_own = next_own & !flips(own, other, sq);
             fills.moves(next_own, occupied ^ next_own, empty)
         };
-        nodes += if replies.is_empty() {
-            (empty & neighbours(occupied)).count()
-        } else {
-            replies.count()
-        } as u64;
+        nodes += reply_count(replies, empty, occupied);
     }
     nodes
+}
+
+/// The replies a seat has with flipping moves `replies`: those, or when there are none, its
+/// placing moves (every empty square next to a disc).
+#[inline(always)]
+fn reply_count<B: Bits>(replies: B, empty: B, occupied: B) -> u64 {
+    if replies.is_empty() {
+        (empty & neighbours(occupied)).count() as u64
+    } else {
+        replies.count() as u64
+    }
 }
 
 /// `perft_two` when every other seat is out, so that the mover replies to itself.
@@ -847,11 +854,7 @@ fn perft_two_alone<B: Bits, F: Fills<B>>(board: &Board<B>, fills: F) -> u64 {
         let empty = board.playable & !occupied;
         let own = own | placed | flipped;
         let replies = fills.moves(own, occupied ^ own, empty);
-        nodes += if replies.is_empty() {
-            (empty & neighbours(occupied)).count()
-        } else {
-            replies.count()
-        } as u64;
+        nodes += reply_count(replies, empty, occupied);
     }
     nodes
 }

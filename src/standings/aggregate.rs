@@ -19,6 +19,7 @@ use super::games::GameSummary;
 use super::rating::{stage_list, ChoiceSet, Prepared, Stages};
 use super::tally::{BotTally, Meeting, SeatTally};
 use super::weng_lin::{self, WengLin};
+use super::GameLine;
 use crate::record::FaultKind;
 use crate::rules::Outcome;
 use skillratings::weng_lin::WengLinRating;
@@ -124,15 +125,6 @@ struct Online {
     groups: [u8; 4],
 }
 
-/// A game for the HTML page's list, with bots as read.
-#[derive(Clone, Debug)]
-pub(crate) struct Listed {
-    pub number: u32,
-    pub id: String,
-    pub seats: Vec<(u32, f32, bool)>,
-    pub winner: Option<u32>,
-}
-
 /// What the standings are computed from; see the module's note.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct Sums {
@@ -149,7 +141,8 @@ pub(crate) struct Sums {
     online: Option<Vec<Vec<Online>>>,
     live: Vec<WengLinRating>,
     /// The games for the HTML page, or None.
-    pub list: Option<Vec<Listed>>,
+    /// The HTML page's list of games, with bots numbered as read.
+    pub list: Option<Vec<GameLine>>,
 }
 
 /// The sums with bots, deals and choice sets numbered in schedule order, as the standings use
@@ -163,7 +156,7 @@ pub(crate) struct Canonical {
     pub seats: Vec<SeatTally>,
     pub head_to_head: Vec<Vec<Meeting>>,
     /// The HTML page's games, bots numbered like `names`.
-    pub list: Vec<Listed>,
+    pub list: Vec<GameLine>,
 }
 
 impl Sums {
@@ -334,19 +327,7 @@ impl Sums {
             _ => weng_lin::update(&mut self.live, &seats),
         }
         if let Some(list) = &mut self.list {
-            list.push(Listed {
-                number: g.number,
-                id: g.id.clone(),
-                seats: g
-                    .seats
-                    .iter()
-                    .map(|s| (s.bot, s.place, s.fault.is_some()))
-                    .collect(),
-                winner: match g.result {
-                    Outcome::Win { winner } => g.seats.get(winner).map(|s| s.bot),
-                    Outcome::Draw => None,
-                },
-            });
+            list.push(GameLine::of(g));
         }
     }
 
@@ -489,7 +470,7 @@ impl Sums {
             .list
             .iter()
             .flatten()
-            .map(|g| Listed {
+            .map(|g| GameLine {
                 number: g.number,
                 id: g.id.clone(),
                 seats: g

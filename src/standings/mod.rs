@@ -141,6 +141,25 @@ pub struct GameLine {
     pub winner: Option<u32>,
 }
 
+impl GameLine {
+    /// The line of a game, its bots numbered as in `g`.
+    pub(crate) fn of(g: &GameSummary) -> GameLine {
+        GameLine {
+            number: g.number,
+            id: g.id.clone(),
+            seats: g
+                .seats
+                .iter()
+                .map(|s| (s.bot, s.place, s.fault.is_some()))
+                .collect(),
+            winner: match g.result {
+                crate::rules::Outcome::Win { winner } => g.seats.get(winner).map(|s| s.bot),
+                crate::rules::Outcome::Draw => None,
+            },
+        }
+    }
+}
+
 /// Computes the standings of the games. Fails only when the anchor bot is not among them.
 pub fn compute(games: &Games, options: &Options) -> Result<Standings, String> {
     let c = games.sums.canonical(&games.names, &games.runs);
@@ -155,12 +174,7 @@ pub fn compute(games: &Games, options: &Options) -> Result<Standings, String> {
             },
         )
     };
-    let list = c.list.iter().map(|g| GameLine {
-        number: g.number,
-        id: g.id.clone(),
-        seats: g.seats.clone(),
-        winner: g.winner,
-    });
+    let list = c.list.iter().cloned();
     assemble(
         Parts {
             names: &c.names,
@@ -294,23 +308,7 @@ pub(crate) fn compute_game_by_game(games: &Games, options: &Options) -> Result<S
     let online = weng_lin::ratings(&games.games, n);
     let deals = tally::deals(&games.games, n);
     let pairs = tally::head_to_head(&games.games, n);
-    let mut list: Vec<GameLine> = games
-        .games
-        .iter()
-        .map(|g| GameLine {
-            number: g.number,
-            id: g.id.clone(),
-            seats: g
-                .seats
-                .iter()
-                .map(|s| (s.bot, s.place, s.fault.is_some()))
-                .collect(),
-            winner: match g.result {
-                crate::rules::Outcome::Win { winner } => g.seats.get(winner).map(|s| s.bot),
-                crate::rules::Outcome::Draw => None,
-            },
-        })
-        .collect();
+    let mut list: Vec<GameLine> = games.games.iter().map(GameLine::of).collect();
     list.sort_by_key(|g| g.number);
     let fit = |anchor| {
         rating::fit(
