@@ -7,16 +7,16 @@ use crate::exit::{self, fail};
 use crate::explain;
 use crate::names;
 use crate::protocol::TimeControl;
-use crate::record::ScheduleRef;
 use crate::rng::Rng;
 use crate::rules::{Rules, Setup};
 use crate::run::lineup::{bot_spec, run_stamp, set_logs};
 use crate::run::seating::{factorial, seating};
 use crate::run::setup as session;
-use crate::run::{BotSpec, DealPlan, GamePlan, LeftOut, Run, SilentBots};
+use crate::run::{BotSpec, DealPlan, GameIds, GamePlan, IdNumber, LeftOut, Run, SilentBots};
 use anyhow::Result;
 use clap::Args;
 use std::path::PathBuf;
+use std::sync::Arc;
 use std::time::Duration;
 
 #[derive(Args, Debug)]
@@ -235,6 +235,7 @@ fn deals(config: &MatchConfig, run: &str) -> Result<Vec<DealPlan>> {
     let k = config.bots.len();
     let per_deal = factorial(k);
     let mut deals = Vec::new();
+    let run_name: Arc<str> = run.into();
     for d in 0..config.games.div_ceil(per_deal) {
         let mut setup = config.setup.clone();
         setup.seed = config.seed.wrapping_add(d as u64);
@@ -242,22 +243,20 @@ fn deals(config: &MatchConfig, run: &str) -> Result<Vec<DealPlan>> {
         let games = (0..per_deal)
             .map(|s| d * per_deal + s)
             .take_while(|&g| g < config.games)
-            .map(|g| GamePlan {
-                id: format!("{run}-{:04}", g + 1),
-                place: ScheduleRef {
-                    run: run.to_string(),
-                    index: g as u64,
-                    deal: d as u64,
-                    seating: g % per_deal,
-                },
-                seating: seating(k, g % per_deal),
-            })
+            .map(|g| GamePlan::new(g as u64, g % per_deal, &seating(k, g % per_deal)))
             .collect();
         deals.push(DealPlan {
             bots: (0..k).collect(),
             rules,
             seed: setup.seed,
             opening: Vec::new(),
+            run: Arc::clone(&run_name),
+            number: d as u64,
+            ids: GameIds {
+                prefix: format!("{run}-"),
+                number: IdNumber::Index,
+                width: 4,
+            },
             games,
         });
     }

@@ -12,7 +12,6 @@ use super::schedule::{self, Deal, Shape};
 use crate::exit::{self, fail};
 use crate::files::write_atomically;
 use crate::protocol::TimeControl;
-use crate::record::ScheduleRef;
 use crate::referee::random_opening;
 use crate::rules::Rules;
 use crate::run::lineup::{bot_spec, set_logs};
@@ -25,6 +24,7 @@ use clap::Args;
 use std::collections::HashSet;
 use std::io::Write;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::Duration;
 
 #[derive(Args, Debug)]
@@ -231,8 +231,14 @@ fn shape(config: &LeagueConfig) -> Shape {
     }
 }
 
-/// A deal's games still to play, with their rules and opening.
-fn deal_plan(config: &LeagueConfig, deal: &Deal, finished: &Recorded) -> Result<DealPlan> {
+/// A deal's games still to play, with their rules and opening. `run` is the league's name,
+/// shared by every deal.
+fn deal_plan(
+    config: &LeagueConfig,
+    deal: &Deal,
+    finished: &Recorded,
+    run: &Arc<str>,
+) -> Result<DealPlan> {
     let k = deal.bots.len();
     let setup = config.setup(&config.boards[deal.board], k, deal.seed);
     let rules = Rules::from_setup(&setup).map_err(|e| fail(exit::USAGE, e.to_string()))?;
@@ -241,24 +247,19 @@ fn deal_plan(config: &LeagueConfig, deal: &Deal, finished: &Recorded) -> Result<
         config.opening,
         crate::run::seating::mix(deal.seed, u64::MAX),
     );
-    let games = (0..factorial(k))
+    let mut games: Vec<GamePlan> = (0..factorial(k))
         .filter(|&s| !finished.indices.contains(&deal.game_index(s)))
-        .map(|s| GamePlan {
-            id: deal.game_id(&config.name, &config.boards[deal.board], s),
-            place: ScheduleRef {
-                run: config.name.clone(),
-                index: deal.game_index(s),
-                deal: deal.number,
-                seating: s,
-            },
-            seating: seating(k, s),
-        })
+        .map(|s| GamePlan::new(deal.game_index(s), s, &seating(k, s)))
         .collect();
+    games.shrink_to_fit();
     Ok(DealPlan {
         bots: deal.bots.clone(),
         rules,
         seed: deal.seed,
         opening,
+        run: Arc::clone(run),
+        number: deal.number,
+        ids: deal.game_ids(&config.name, &config.boards[deal.board]),
         games,
     })
 }
@@ -438,8 +439,9 @@ pub fn play_config(config: &LeagueConfig, place: &Place) -> Result<()> {
     }
     let mut deals = Vec::new();
     let mut skipped = 0u64;
+    let run_name: Arc<str> = config.name.as_str().into();
     for deal in &mine {
-        let plan = deal_plan(config, deal, &finished)?;
+        let plan = deal_plan(config, deal, &finished, &run_name)?;
         if deal.bots.iter().any(|b| left_out.contains(b)) {
             skipped += plan.games.len() as u64;
             continue;

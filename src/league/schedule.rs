@@ -12,6 +12,7 @@
 
 use crate::rng::Rng;
 use crate::run::seating::{factorial, mix};
+use crate::run::{GameIds, IdNumber};
 
 /// The most bots a league may list: keeps deal numbers within 64 bits.
 pub const MAX_BOTS: usize = 256;
@@ -67,17 +68,27 @@ impl Deal {
     /// `xN` after the round for a set of bots a sampled round drew again. As unique as the
     /// game's index, and as stable: nothing in it changes when bots or rounds are added.
     pub fn game_id(&self, league: &str, board: &str, seating: u32) -> String {
+        let ids = self.game_ids(league, board);
+        format!("{}{:02}", ids.prefix, seating + 1)
+    }
+
+    /// How the runner names the deal's games (`game_id`): the same id, made when a game is
+    /// played rather than kept for every game of the schedule.
+    pub fn game_ids(&self, league: &str, board: &str) -> GameIds {
         let bots: Vec<String> = self.bots.iter().map(|b| (b + 1).to_string()).collect();
         let again = match self.repeat {
             0 => String::new(),
             n => format!("x{n}"),
         };
-        format!(
-            "{league}-r{}{again}-{}-{board}-s{:02}",
-            self.round + 1,
-            bots.join("."),
-            seating + 1
-        )
+        GameIds {
+            prefix: format!(
+                "{league}-r{}{again}-{}-{board}-s",
+                self.round + 1,
+                bots.join(".")
+            ),
+            number: IdNumber::Seating,
+            width: 2,
+        }
     }
 
     /// The schedule-wide index of one of the deal's games.

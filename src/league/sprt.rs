@@ -23,7 +23,6 @@ use super::command::{self as league, Place};
 use super::config::{LeagueConfig, SprtKeys};
 use crate::exit::{self, fail};
 use crate::files::write_atomically;
-use crate::record::ScheduleRef;
 use crate::referee::random_opening;
 use crate::reporters::faults::FaultMessages;
 use crate::reporters::progress::Progress;
@@ -32,12 +31,13 @@ use crate::rules::Rules;
 use crate::run::events::{Event, Flow, Sink};
 use crate::run::records::{self, Recorded};
 use crate::run::seating::mix;
-use crate::run::{BotSpec, DealPlan, GamePlan, LeftOut, Run, SilentBots};
+use crate::run::{BotSpec, DealPlan, GameIds, GamePlan, IdNumber, LeftOut, Run, SilentBots};
 use crate::sprt::{Hypotheses, Report, Setup, SprtState, Verdict};
 use anyhow::Result;
 use std::collections::HashSet;
 use std::io::{Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 /// The test of a config with `format = "sprt"`: who is tested and the units' schedule.
@@ -49,6 +49,8 @@ pub struct Test<'a> {
     baseline: usize,
     field: Vec<usize>,
     hypotheses: Hypotheses,
+    /// The test's name, shared by every deal's games.
+    run: Arc<str>,
 }
 
 /// One unit of the schedule: a twin pair's table.
@@ -85,6 +87,7 @@ impl<'a> Test<'a> {
             baseline,
             field,
             hypotheses,
+            run: config.name.as_str().into(),
         })
     }
 
@@ -146,14 +149,18 @@ impl<'a> Test<'a> {
         }
     }
 
-    /// The game id of seating s (0 or 1) of unit u.
-    fn game_id(&self, unit: &Unit, seating: u32) -> String {
-        format!(
-            "{}-u{:05}-{}-s{seating}",
-            self.config.name,
-            unit.number + 1,
-            self.config.boards[unit.board]
-        )
+    /// How the games of unit u are named: `NAME-u00001-8x8-s0` and `-s1` for its two seatings.
+    fn game_ids(&self, unit: &Unit) -> GameIds {
+        GameIds {
+            prefix: format!(
+                "{}-u{:05}-{}-s",
+                self.config.name,
+                unit.number + 1,
+                self.config.boards[unit.board]
+            ),
+            number: IdNumber::SeatingFrom0,
+            width: 0,
+        }
     }
 
     /// Unit u as a deal of the runner, with the games not yet recorded. The deal's bots are the
@@ -171,7 +178,7 @@ impl<'a> Test<'a> {
             .filter(|&s| !finished.indices.contains(&(2 * u + s as u64)))
             .map(|s| {
                 let mut next_other = 2;
-                let seating = (0..unit.players)
+                let seating: Vec<usize> = (0..unit.players)
                     .map(|seat| {
                         if seat == unit.candidate_seat {
                             s as usize
@@ -183,16 +190,7 @@ impl<'a> Test<'a> {
                         }
                     })
                     .collect();
-                GamePlan {
-                    id: self.game_id(&unit, s),
-                    place: ScheduleRef {
-                        run: self.config.name.clone(),
-                        index: 2 * u + s as u64,
-                        deal: u,
-                        seating: s,
-                    },
-                    seating,
-                }
+                GamePlan::new(2 * u + s as u64, s, &seating)
             })
             .collect();
         Ok(DealPlan {
@@ -200,6 +198,9 @@ impl<'a> Test<'a> {
             rules,
             seed: unit.seed,
             opening,
+            run: Arc::clone(&self.run),
+            number: u,
+            ids: self.game_ids(&unit),
             games,
         })
     }
@@ -977,9 +978,10 @@ mod tests {
             assert_eq!(deal.games.len(), 2);
             assert_eq!(deal.bots[..2], [1, 0], "candidate, baseline first");
             let (a, b) = (&deal.games[0], &deal.games[1]);
-            assert_eq!(a.seating.len(), unit.players);
+            let (a_order, b_order) = (a.order(), b.order());
+            assert_eq!(a_order.len(), unit.players);
             for seat in 0..unit.players {
-                let (x, y) = (deal.bots[a.seating[seat]], deal.bots[b.seating[seat]]);
+                let (x, y) = (deal.bots[a_order[seat]], deal.bots[b_order[seat]]);
                 if seat == unit.candidate_seat {
                     assert_eq!((x, y), (1, 0));
                 } else if seat == unit.baseline_seat {
@@ -993,11 +995,22 @@ mod tests {
             all.sort_unstable();
             all.dedup();
             assert_eq!(all.len(), unit.players, "every bot sits once");
+            let (a_place, b_place) = (deal.place(a), deal.place(b));
             assert_eq!(
-                (a.place.index, b.place.index, a.place.deal, b.place.seating),
+                (a_place.index, b_place.index, a_place.deal, b_place.seating),
                 (2 * u, 2 * u + 1, u, 1)
             );
-            assert_ne!(a.id, b.id);
+            assert_eq!(a_place.run, config.name);
+            assert_ne!(deal.id(a), deal.id(b));
+            assert_eq!(
+                deal.id(b),
+                format!(
+                    "{}-u{:05}-{}-s1",
+                    config.name,
+                    u + 1,
+                    config.boards[unit.board]
+                )
+            );
         }
     }
 
@@ -1044,7 +1057,7 @@ mod tests {
         finished.indices.insert(2 * 5 + 1);
         let deal = test.deal(5, &finished).unwrap();
         assert_eq!(deal.games.len(), 1);
-        assert_eq!(deal.games[0].place.seating, 0);
+        assert_eq!(deal.place(&deal.games[0]).seating, 0);
     }
 
     #[test]

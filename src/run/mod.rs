@@ -15,5 +15,7 @@ pub mod seating;
 pub mod setup;
 pub mod workers;
 
-pub use plan::{BotSpec, Claim, Claims, DealPlan, GamePlan, LeftOut, Run, SilentBots};
+pub use plan::{
+    BotSpec, Claim, Claims, DealPlan, GameIds, GamePlan, IdNumber, LeftOut, Run, SilentBots,
+};
 pub use workers::Summary;

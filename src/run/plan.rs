@@ -6,17 +6,83 @@ pub use crate::connection::BotSpec;
 use crate::protocol::TimeControl;
 use crate::record::ScheduleRef;
 use crate::rules::{Rules, Square};
+use std::sync::Arc;
 use std::time::Duration;
 
 use super::records::RecordFile;
 
-/// One game of a deal.
-#[derive(Clone, Debug)]
+/// The most seats a game has (`Rules` takes 3 or 4 players).
+pub const MAX_SEATS: usize = 4;
+
+/// One game of a deal, in 16 bytes: a plan holds every game of a run from its start (10,000 and
+/// more in a league), so what each game needs beyond its numbers (its id, its place in the
+/// schedule, its seating as a list) is made from the deal when the game is played.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct GamePlan {
-    pub id: String,
-    pub place: ScheduleRef,
-    /// `seating[seat]`: the place in the deal's `bots` of the bot in that seat.
-    pub seating: Vec<usize>,
+    /// The game's place in the whole schedule, from 0 (`ScheduleRef::index`).
+    pub index: u64,
+    /// Which seating of the deal, from 0 (`ScheduleRef::seating`).
+    pub seating: u32,
+    /// `order[seat]`: the place in the deal's `bots` of the bot in that seat; `u8::MAX` past the
+    /// last seat.
+    order: [u8; MAX_SEATS],
+}
+
+impl GamePlan {
+    /// Game `index` of the schedule, in seating number `seating`, whose `order` is at most
+    /// `MAX_SEATS` places in a deal's `bots` (a deal has at most `MAX_SEATS` bots).
+    pub fn new(index: u64, seating: u32, order: &[usize]) -> GamePlan {
+        assert!(order.len() <= MAX_SEATS && order.iter().all(|&i| i < MAX_SEATS));
+        let mut packed = [u8::MAX; MAX_SEATS];
+        for (slot, &i) in packed.iter_mut().zip(order) {
+            *slot = i as u8;
+        }
+        GamePlan {
+            index,
+            seating,
+            order: packed,
+        }
+    }
+
+    /// `order()[seat]`: the place in the deal's `bots` of the bot in that seat.
+    pub fn order(&self) -> Vec<usize> {
+        self.order
+            .iter()
+            .take_while(|&&i| i != u8::MAX)
+            .map(|&i| i as usize)
+            .collect()
+    }
+}
+
+/// What a deal's game ids are numbered by.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum IdNumber {
+    /// The game's index in the schedule, from 1 (a match: `RUN-0001`).
+    Index,
+    /// The game's seating in the deal, from 1 (a league: `…-s01`).
+    Seating,
+    /// The game's seating in the deal, from 0 (a sequential test's twins: `…-s0`, `…-s1`).
+    SeatingFrom0,
+}
+
+/// How a deal names its games: `prefix`, then the number, padded with zeros to `width` digits.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct GameIds {
+    pub prefix: String,
+    pub number: IdNumber,
+    pub width: usize,
+}
+
+impl GameIds {
+    /// The id of one of the deal's games.
+    pub fn of(&self, game: &GamePlan) -> String {
+        let n = match self.number {
+            IdNumber::Index => game.index + 1,
+            IdNumber::Seating => game.seating as u64 + 1,
+            IdNumber::SeatingFrom0 => game.seating as u64,
+        };
+        format!("{}{n:0width$}", self.prefix, width = self.width)
+    }
 }
 
 /// Games with the same bots, rules and opening, played by one worker with the same processes.
@@ -27,8 +93,30 @@ pub struct DealPlan {
     pub rules: Rules,
     pub seed: u64,
     pub opening: Vec<Square>,
+    /// The run's name (`ScheduleRef::run`), one string for every deal of the run.
+    pub run: Arc<str>,
+    /// The deal's number in the schedule (`ScheduleRef::deal`).
+    pub number: u64,
+    pub ids: GameIds,
     /// The games still to play (a resumed run leaves out the finished ones).
     pub games: Vec<GamePlan>,
+}
+
+impl DealPlan {
+    /// A game's id.
+    pub fn id(&self, game: &GamePlan) -> String {
+        self.ids.of(game)
+    }
+
+    /// A game's place in its schedule, as its record holds it.
+    pub fn place(&self, game: &GamePlan) -> ScheduleRef {
+        ScheduleRef {
+            run: self.run.to_string(),
+            index: game.index,
+            deal: self.number,
+            seating: game.seating,
+        }
+    }
 }
 
 /// What to do with a bot that never once answered `start` (a wrong path, a missing interpreter).
@@ -103,5 +191,48 @@ impl Run {
     /// The games the run has to play.
     pub fn total_games(&self) -> u64 {
         self.deals.iter().map(|d| d.games.len() as u64).sum()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_game_keeps_its_seating_in_16_bytes_and_its_deal_names_it() {
+        assert_eq!(std::mem::size_of::<GamePlan>(), 16);
+        let g = GamePlan::new(1234, 5, &[2, 0, 3, 1]);
+        assert_eq!(g.order(), vec![2, 0, 3, 1]);
+        assert_eq!(GamePlan::new(7, 2, &[1, 2, 0]).order(), vec![1, 2, 0]);
+        let ids = |number, width| GameIds {
+            prefix: "club-r1-1.2.3.4-8x8-s".into(),
+            number,
+            width,
+        };
+        assert_eq!(ids(IdNumber::Seating, 2).of(&g), "club-r1-1.2.3.4-8x8-s06");
+        assert_eq!(
+            ids(IdNumber::SeatingFrom0, 0).of(&g),
+            "club-r1-1.2.3.4-8x8-s5"
+        );
+        assert_eq!(ids(IdNumber::Index, 4).of(&g), "club-r1-1.2.3.4-8x8-s1235");
+        let deal = DealPlan {
+            bots: vec![0, 1, 2, 3],
+            rules: Rules::new(4, crate::rules::BoardKind::Eight, false).unwrap(),
+            seed: 1,
+            opening: Vec::new(),
+            run: "club".into(),
+            number: 51,
+            ids: ids(IdNumber::Seating, 2),
+            games: vec![g],
+        };
+        assert_eq!(
+            deal.place(&g),
+            ScheduleRef {
+                run: "club".into(),
+                index: 1234,
+                deal: 51,
+                seating: 5
+            }
+        );
     }
 }

@@ -426,7 +426,7 @@ fn worker(shared: &Shared, tx: mpsc::Sender<Message>, commit: Option<mpsc::SyncS
         let games: Vec<&super::plan::GamePlan> = deal
             .games
             .iter()
-            .filter(|g| !recorded.contains(&g.place.index))
+            .filter(|g| !recorded.contains(&g.index))
             .collect();
         if shared.halted()
             || deal
@@ -467,15 +467,15 @@ fn worker(shared: &Shared, tx: mpsc::Sender<Message>, commit: Option<mpsc::SyncS
                 shut_down_all(players.iter_mut(), run.grace);
             }
             let setup = GameSetup {
-                game: game.id.clone(),
+                game: deal.id(game),
                 rules: deal.rules.clone(),
                 seed: Some(deal.seed),
                 time: run.time,
                 opening: deal.opening.clone(),
-                place: Some(game.place.clone()),
+                place: Some(deal.place(game)),
             };
-            relay.seated = game
-                .seating
+            let seating = game.order();
+            relay.seated = seating
                 .iter()
                 .map(|&i| SeatedBot {
                     name: players[i].spec.name.clone(),
@@ -483,16 +483,15 @@ fn worker(shared: &Shared, tx: mpsc::Sender<Message>, commit: Option<mpsc::SyncS
                     builtin: run.bots[deal.bots[i]].builtin,
                 })
                 .collect();
-            relay.unproven = game
-                .seating
+            relay.unproven = seating
                 .iter()
                 .map(|&i| !shared.answered[deal.bots[i]].load(Ordering::SeqCst))
                 .collect();
-            let Ok(record) = play_game(&setup, &mut players, &game.seating, &mut relay) else {
+            let Ok(record) = play_game(&setup, &mut players, &seating, &mut relay) else {
                 break;
             };
             played += 1;
-            let bots: Vec<usize> = game.seating.iter().map(|&i| deal.bots[i]).collect();
+            let bots: Vec<usize> = seating.iter().map(|&i| deal.bots[i]).collect();
             let silent_seats = check_answers(shared, &record, &bots, &tx);
             let recorded = silent_seats.is_empty() || run.silent == SilentBots::PlayOn;
             for event in std::mem::take(&mut relay.held) {
