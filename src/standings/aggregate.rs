@@ -140,8 +140,7 @@ pub(crate) struct Sums {
     /// games come.
     online: Option<Vec<Vec<Online>>>,
     live: Vec<WengLinRating>,
-    /// The games for the HTML page, or None.
-    /// The HTML page's list of games, with bots numbered as read.
+    /// The HTML page's list of games, with bots numbered as read, or None.
     pub list: Option<Vec<GameLine>>,
 }
 
@@ -155,8 +154,9 @@ pub(crate) struct Canonical {
     pub online: Vec<WengLin>,
     pub seats: Vec<SeatTally>,
     pub head_to_head: Vec<Vec<Meeting>>,
-    /// The HTML page's games, bots numbered like `names`.
-    pub list: Vec<GameLine>,
+    /// `renumber[bot]`: the index in `names` of a bot as read (as the HTML page's games number
+    /// them in `Sums::list`, which is left as it is: renumbered where it is used, not copied).
+    pub renumber: Vec<u32>,
 }
 
 impl Sums {
@@ -466,21 +466,6 @@ impl Sums {
             .iter()
             .map(|&a| order.iter().map(|&b| self.meetings[a][b]).collect())
             .collect();
-        let list = self
-            .list
-            .iter()
-            .flatten()
-            .map(|g| GameLine {
-                number: g.number,
-                id: g.id.clone(),
-                seats: g
-                    .seats
-                    .iter()
-                    .map(|&(bot, place, out)| (new_bot[bot as usize], place, out))
-                    .collect(),
-                winner: g.winner.map(|bot| new_bot[bot as usize]),
-            })
-            .collect();
         Canonical {
             names: order.iter().map(|&bot| names[bot].clone()).collect(),
             tallies,
@@ -494,7 +479,7 @@ impl Sums {
             online,
             seats,
             head_to_head,
-            list,
+            renumber: new_bot,
         }
     }
 }

@@ -2,7 +2,7 @@
 //! league's output, its shards, plain match records), printed as a table and written as files.
 
 use super::input;
-use super::{compute, report, NameClash, Options, Standings};
+use super::{compute_owned, report, NameClash, Options, Standings};
 use crate::exit::{self, fail};
 use crate::files::write_atomically;
 use anyhow::Result;
@@ -145,7 +145,7 @@ pub fn from_files(
             format!("no readable game in {}", files.join(", ")),
         ));
     }
-    let mut standings = compute(&read.games, options).map_err(|e| fail(exit::USAGE, e))?;
+    let mut standings = compute_owned(read.games, options).map_err(|e| fail(exit::USAGE, e))?;
     standings.damaged_lines = read.damaged.len();
     standings.duplicates = read.duplicates.len();
     if let Some(out) = out {

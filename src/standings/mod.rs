@@ -129,39 +129,65 @@ pub struct Standings {
     pub game_list: Vec<GameLine>,
 }
 
-/// One game as the HTML page lists it.
+/// One game as the HTML page lists it: the page lists every game, so a line keeps its seats in
+/// place (a game has at most 4) rather than in an allocation of their own.
 #[derive(Clone, Debug, PartialEq)]
 pub struct GameLine {
     pub number: u32,
-    pub id: String,
+    pub id: Box<str>,
     /// Per seat: the bot's index in `Standings::bots`, its fractional place, whether it was
-    /// disqualified.
-    pub seats: Vec<(u32, f32, bool)>,
+    /// disqualified; the first `seated` are the game's, the others zero.
+    seats: [(u32, f32, bool); 4],
+    seated: u8,
     /// The winner's index in `Standings::bots`; None for a draw for the whole table.
     pub winner: Option<u32>,
 }
 
 impl GameLine {
-    /// The line of a game, its bots numbered as in `g`.
+    /// The line of a game, its bots numbered as in `g` (which has at most 4 seats: `Games`
+    /// refuses a record with more).
     pub(crate) fn of(g: &GameSummary) -> GameLine {
+        let mut seats = [(0, 0.0, false); 4];
+        for (slot, s) in seats.iter_mut().zip(&g.seats) {
+            *slot = (s.bot, s.place, s.fault.is_some());
+        }
         GameLine {
             number: g.number,
-            id: g.id.clone(),
-            seats: g
-                .seats
-                .iter()
-                .map(|s| (s.bot, s.place, s.fault.is_some()))
-                .collect(),
+            id: g.id.as_str().into(),
+            seats,
+            seated: g.seats.len().min(4) as u8,
             winner: match g.result {
                 crate::rules::Outcome::Win { winner } => g.seats.get(winner).map(|s| s.bot),
                 crate::rules::Outcome::Draw => None,
             },
         }
     }
+
+    /// Per seat, in move order: the bot's index in `Standings::bots`, its fractional place,
+    /// whether it was disqualified.
+    pub fn seats(&self) -> &[(u32, f32, bool)] {
+        &self.seats[..self.seated as usize]
+    }
 }
 
 /// Computes the standings of the games. Fails only when the anchor bot is not among them.
 pub fn compute(games: &Games, options: &Options) -> Result<Standings, String> {
+    let list = games.sums.list.clone().unwrap_or_default();
+    compute_with(games, options, list)
+}
+
+/// `compute` for games not needed after it: the HTML page's list of games, which grows with
+/// the games, is moved into the standings rather than copied.
+pub fn compute_owned(mut games: Games, options: &Options) -> Result<Standings, String> {
+    let list = games.sums.list.take().unwrap_or_default();
+    compute_with(&games, options, list)
+}
+
+fn compute_with(
+    games: &Games,
+    options: &Options,
+    list: Vec<GameLine>,
+) -> Result<Standings, String> {
     let c = games.sums.canonical(&games.names, &games.runs);
     let ratings = |anchor| {
         rating::fit_prepared(
@@ -174,7 +200,6 @@ pub fn compute(games: &Games, options: &Options) -> Result<Standings, String> {
             },
         )
     };
-    let list = c.list.iter().cloned();
     assemble(
         Parts {
             names: &c.names,
@@ -189,6 +214,7 @@ pub fn compute(games: &Games, options: &Options) -> Result<Standings, String> {
         options,
         ratings,
         list,
+        &c.renumber,
     )
 }
 
@@ -206,12 +232,14 @@ struct Parts<'a> {
 
 /// The standings from their parts: the anchor found, the ratings fitted (`fit`, given the
 /// anchor's index), bots put in rank order with the matrices to match, and the games listed with
-/// bots as ranks (`list`: bots indexed like the parts, in reading order).
+/// bots as ranks (`list`, in reading order, renumbered in place: `renumber[bot]` is the index in
+/// the parts of a bot as `list` numbers it).
 fn assemble(
     parts: Parts,
     options: &Options,
     fit: impl FnOnce(Option<u32>) -> rating::Ratings,
-    list: impl Iterator<Item = GameLine>,
+    mut list: Vec<GameLine>,
+    renumber: &[u32],
 ) -> Result<Standings, String> {
     let names = parts.names;
     let n = names.len();
@@ -274,15 +302,14 @@ fn assemble(
         })
         .collect();
     // The page lists the games as read, like the replay viewer it links to.
-    let game_list: Vec<GameLine> = list
-        .map(|mut g| {
-            for seat in &mut g.seats {
-                seat.0 = rank_of[seat.0 as usize];
-            }
-            g.winner = g.winner.map(|bot| rank_of[bot as usize]);
-            g
-        })
-        .collect();
+    let rank = |bot: u32| rank_of[renumber[bot as usize] as usize];
+    for g in &mut list {
+        let seated = g.seated as usize;
+        for seat in &mut g.seats[..seated] {
+            seat.0 = rank(seat.0);
+        }
+        g.winner = g.winner.map(rank);
+    }
     Ok(Standings {
         games: parts.games,
         deals: parts.deals,
@@ -294,7 +321,7 @@ fn assemble(
         seats: parts.seats,
         head_to_head: reorder(parts.head_to_head, &order),
         superiority: reorder(&superiority, &order),
-        game_list,
+        game_list: list,
     })
 }
 
@@ -310,6 +337,7 @@ pub(crate) fn compute_game_by_game(games: &Games, options: &Options) -> Result<S
     let pairs = tally::head_to_head(&games.games, n);
     let mut list: Vec<GameLine> = games.games.iter().map(GameLine::of).collect();
     list.sort_by_key(|g| g.number);
+    let same: Vec<u32> = (0..n as u32).collect();
     let fit = |anchor| {
         rating::fit(
             &games.games,
@@ -336,7 +364,8 @@ pub(crate) fn compute_game_by_game(games: &Games, options: &Options) -> Result<S
         },
         options,
         fit,
-        list.into_iter(),
+        list,
+        &same,
     )
 }
 
@@ -380,8 +409,8 @@ mod tests {
         assert_eq!(s.bots[2].superiority_next, None);
         assert_eq!((s.games, s.deals, s.replicates), (6, 6, 200));
         assert_eq!(
-            s.game_list[0].seats,
-            vec![(1, 2.0, false), (2, 3.0, false), (0, 1.0, false)]
+            s.game_list[0].seats(),
+            [(1, 2.0, false), (2, 3.0, false), (0, 1.0, false)]
         );
         assert!(s.bots[0].weng_lin.mu > s.bots[2].weng_lin.mu);
     }

@@ -349,7 +349,7 @@ fn games(
             None => g.number.to_string(),
         };
         let seats: Vec<String> = g
-            .seats
+            .seats()
             .iter()
             .map(|&(bot, place, out)| {
                 format!(
