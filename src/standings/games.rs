@@ -240,6 +240,15 @@ impl Digest {
             game: check(f).map(|(groups, places)| boil(f, &groups, &places)),
         }
     }
+
+    /// `of` without the fingerprint (0), for games that are never compared (a run's own table,
+    /// `Games::for_table`): hashing every move of every game is most of what a digest costs.
+    pub fn unfingerprinted(f: &Facts) -> Digest {
+        Digest {
+            fingerprint: 0,
+            game: check(f).map(|(groups, places)| boil(f, &groups, &places)),
+        }
+    }
 }
 
 fn boil(f: &Facts, groups: &[u8], places: &[f32]) -> Boiled {
@@ -384,7 +393,12 @@ impl Games {
         origin: impl Fn(&str) -> String,
     ) -> Result<Added, String> {
         let moves = played(record);
-        self.add_digest(Digest::of(&Facts::of(record, &moves)), origin)
+        let facts = Facts::of(record, &moves);
+        let digest = match self.seen {
+            Some(_) => Digest::of(&facts),
+            None => Digest::unfingerprinted(&facts),
+        };
+        self.add_digest(digest, origin)
     }
 
     /// `add_from` for a record already boiled down (`Digest::of`, on any thread).
