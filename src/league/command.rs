@@ -562,6 +562,7 @@ pub fn play_config(config: &LeagueConfig, place: &Place) -> Result<()> {
     // The plan and the schedule are not needed for the standings, which read the records: let
     // them go first, so that the run's peak memory is not their sum.
     drop((run, all, mine, finished));
+    crate::run::workers::trim_heap();
     write_standings(&out);
     played
 }
