@@ -85,7 +85,8 @@ const WAITING_GAMES: usize = 16;
 /// behind: quick games end hundreds of times a second, and syncing at each end cost `match
 /// --record` 15 to 40 % more time per game than without at concurrency 2. 20 ms keeps that to a
 /// few percent, and only delays when a game counts: it still counts only once synced, and `kill
-/// -9` still loses only the games not yet synced.
+/// -9` still loses only the games not yet synced. A batch that a worker waits for (it shows the
+/// games move by move) is synced at once.
 const SYNC_GAP: Duration = Duration::from_millis(20);
 
 /// A game to record, on its way from the worker that played it to the writer.
@@ -239,19 +240,28 @@ fn writer(
     };
     let mut failed = false;
     let mut batch = Vec::new();
-    let mut synced = Instant::now() - SYNC_GAP;
+    let mut synced: Option<Instant> = None;
     while let Ok(first) = games.recv() {
+        // A worker that shows the games move by move waits for this one's report before its
+        // next game starts: that batch is not held back.
+        let mut waited_for = first.reported.is_some();
         batch.push(first);
         // The games that end until SYNC_GAP after the last sync began join this one's batch.
         // Taken off the queue as they come, so that no worker waits meanwhile.
-        while let Some(left) = (synced + SYNC_GAP).checked_duration_since(Instant::now()) {
+        while let Some(left) = synced
+            .filter(|_| !waited_for)
+            .and_then(|at| (at + SYNC_GAP).checked_duration_since(Instant::now()))
+        {
             match games.recv_timeout(left) {
-                Ok(game) => batch.push(game),
+                Ok(game) => {
+                    waited_for = game.reported.is_some();
+                    batch.push(game);
+                }
                 Err(_) => break,
             }
         }
         batch.extend(games.try_iter());
-        synced = Instant::now();
+        synced = Some(Instant::now());
         if failed {
             batch.iter().for_each(|game| release(game, false));
             batch.clear();
