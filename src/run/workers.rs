@@ -656,10 +656,9 @@ fn new_player(spec: &BotSpec, bot: usize, deal_seed: u64) -> Connection {
 mod tests {
     use super::*;
     use crate::protocol::TimeControl;
-    use crate::record::ScheduleRef;
     use crate::rules::{BoardKind, Rules};
     use crate::run::lineup::from_words;
-    use crate::run::{Claim, Claims, DealPlan, GamePlan, LeftOut};
+    use crate::run::{Claim, Claims, DealPlan, GameIds, GamePlan, IdNumber, LeftOut};
     use std::path::{Path, PathBuf};
     use std::sync::Arc;
 
@@ -716,19 +715,17 @@ mod tests {
                 rules: rules.clone(),
                 seed: d,
                 opening: Vec::new(),
+                run: "t".into(),
+                number: d,
+                ids: GameIds {
+                    prefix: format!("t-{d}-"),
+                    number: IdNumber::SeatingFrom0,
+                    width: 0,
+                },
                 games: seatings
                     .iter()
                     .enumerate()
-                    .map(|(s, seating)| GamePlan {
-                        id: format!("t-{d}-{s}"),
-                        place: ScheduleRef {
-                            run: "t".into(),
-                            index: 3 * d + s as u64,
-                            deal: d,
-                            seating: s as u32,
-                        },
-                        seating: seating.to_vec(),
-                    })
+                    .map(|(s, seating)| GamePlan::new(3 * d + s as u64, s as u32, seating))
                     .collect(),
             })
             .collect();
@@ -765,7 +762,7 @@ mod tests {
                 run.deals[deal]
                     .games
                     .iter()
-                    .map(|g| g.place.index)
+                    .map(|g| g.index)
                     .collect::<Vec<_>>(),
                 "deal {deal} released before all its games were written"
             );
