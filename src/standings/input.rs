@@ -142,7 +142,7 @@ impl Chunks<'_> {
                 {
                     break;
                 }
-                if let Some(end) = bytes[before..].iter().rposition(|&b| b == b'\n') {
+                if let Some(end) = memchr::memrchr(b'\n', &bytes[before..]) {
                     let end = before + end + 1;
                     self.rest.extend_from_slice(&bytes[end..]);
                     bytes.truncate(end);
@@ -177,7 +177,13 @@ fn work(chunks: Receiver<Chunk>, done: SyncSender<Done>, whole: bool) {
 fn read_chunk(Chunk { file, mut bytes }: Chunk, whole: bool) -> Done {
     let lines = bytes.strip_suffix(b"\n").unwrap_or(&bytes);
     let (mut count, mut read) = (0, Vec::new());
-    for (i, line) in lines.split(|&b| b == b'\n').enumerate() {
+    // The line ends found with a vectorised search: a loop over every byte was a seventh of
+    // what the standings cost.
+    let ends = memchr::memchr_iter(b'\n', lines).chain(std::iter::once(lines.len()));
+    let mut start = 0;
+    for (i, end) in ends.enumerate() {
+        let line = &lines[start..end];
+        start = end + 1;
         count = i + 1;
         let text = line.strip_suffix(b"\r").unwrap_or(line);
         if !text.iter().all(u8::is_ascii_whitespace) {
