@@ -184,6 +184,7 @@ impl Chunks<'_> {
 /// until no more chunks come or the results are no longer wanted. `whole`: keep each whole
 /// record.
 fn work(queue: &Queue, done: SyncSender<(usize, Done)>, whole: bool) {
+    let mut scratch = lean::Scratch::default();
     loop {
         // The queue is held only while waiting for a chunk, not while reading it.
         let next = match queue.lock() {
@@ -191,14 +192,17 @@ fn work(queue: &Queue, done: SyncSender<(usize, Done)>, whole: bool) {
             Err(_) => return,
         };
         let Ok((number, chunk)) = next else { return };
-        if done.send((number, read_chunk(chunk, whole))).is_err() {
+        if done
+            .send((number, read_chunk(chunk, whole, &mut scratch)))
+            .is_err()
+        {
             return;
         }
     }
 }
 
 /// Reads the lines of a chunk.
-fn read_chunk(Chunk { file, mut bytes }: Chunk, whole: bool) -> Done {
+fn read_chunk(Chunk { file, mut bytes }: Chunk, whole: bool, scratch: &mut lean::Scratch) -> Done {
     let lines = bytes.strip_suffix(b"\n").unwrap_or(&bytes);
     let (mut count, mut read) = (0, Vec::new());
     // The line ends found with a vectorised search: a loop over every byte was a seventh of
@@ -211,7 +215,7 @@ fn read_chunk(Chunk { file, mut bytes }: Chunk, whole: bool) -> Done {
         count = i + 1;
         let text = line.strip_suffix(b"\r").unwrap_or(line);
         if !text.iter().all(u8::is_ascii_whitespace) {
-            read.push((i, read_game(text, whole)));
+            read.push((i, read_game(text, whole, scratch)));
         }
     }
     bytes.clear();
@@ -224,9 +228,9 @@ fn read_chunk(Chunk { file, mut bytes }: Chunk, whole: bool) -> Done {
 }
 
 /// One line read as a game, or why it is not one (in `read_line`'s words).
-fn read_game(text: &[u8], whole: bool) -> Result<Game, String> {
+fn read_game(text: &[u8], whole: bool, scratch: &mut lean::Scratch) -> Result<Game, String> {
     if !whole {
-        if let Some(digest) = lean::digest(text) {
+        if let Some(digest) = lean::digest(text, scratch) {
             return Ok(Game {
                 digest,
                 record: None,
@@ -270,6 +274,7 @@ fn read_in_order<W: Write>(
     };
     // Results come back in any order: those that came before their turn, by chunk number.
     let mut early = std::collections::BTreeMap::new();
+    let mut scratch = lean::Scratch::default();
     let (mut handed, mut taken) = (0, 0);
     // A file that could not be read: the error, once the games before it are added.
     let mut failed = None;
@@ -292,7 +297,7 @@ fn read_in_order<W: Write>(
         if taken == handed {
             break;
         }
-        let Some(done) = next_result(&shared, &mut early, taken, whole) else {
+        let Some(done) = next_result(&shared, &mut early, taken, whole, &mut scratch) else {
             // A worker that is gone has panicked, which ends the scope.
             break;
         };
@@ -347,6 +352,7 @@ fn next_result(
     early: &mut std::collections::BTreeMap<usize, Done>,
     number: usize,
     whole: bool,
+    scratch: &mut lean::Scratch,
 ) -> Option<Done> {
     loop {
         if let Some(done) = early.remove(&number) {
@@ -363,7 +369,7 @@ fn next_result(
             Err(_) => None,
         };
         let (n, done) = match mine {
-            Some((n, chunk)) => (n, read_chunk(chunk, whole)),
+            Some((n, chunk)) => (n, read_chunk(chunk, whole, scratch)),
             None => shared.results.recv().ok()?,
         };
         early.insert(n, done);
