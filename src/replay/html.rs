@@ -4,6 +4,7 @@
 
 use super::read::Loaded;
 use crate::exit::{self, fail};
+use crate::record::{FaultRecord, GameRecord, MoveRecord, ScheduleRef, SeatRecord};
 use anyhow::Result;
 use std::path::Path;
 
@@ -16,18 +17,119 @@ const TITLE_MARK: &str = "@TITLE@";
 /// `<`, `>` and `&` is written as a JSON `\u` escape, which parses back to the same string.
 /// U+2028 and U+2029 are escaped too, for older script parsers.
 pub fn script_safe(json: &str) -> String {
-    let mut out = String::with_capacity(json.len());
-    for c in json.chars() {
-        match c {
-            '<' => out.push_str("\\u003c"),
-            '>' => out.push_str("\\u003e"),
-            '&' => out.push_str("\\u0026"),
-            '\u{2028}' => out.push_str("\\u2028"),
-            '\u{2029}' => out.push_str("\\u2029"),
-            c => out.push(c),
-        }
+    let mut out = Vec::with_capacity(json.len());
+    write_script_safe(&mut out, json.as_bytes()).expect("a Vec takes every write");
+    // Only whole characters are replaced, by ASCII: the text stays UTF-8.
+    String::from_utf8(out).expect("UTF-8 in, UTF-8 out")
+}
+
+/// `script_safe` into a writer, copying the runs between the bytes to escape whole: a league's
+/// viewer is tens of megabytes of JSON, and a character at a time was most of its cost.
+fn write_script_safe(out: &mut impl std::io::Write, json: &[u8]) -> std::io::Result<()> {
+    let mut from = 0;
+    let mut i = 0;
+    while i < json.len() {
+        let escape: &[u8] = match json[i] {
+            b'<' => b"\\u003c",
+            b'>' => b"\\u003e",
+            b'&' => b"\\u0026",
+            // U+2028 and U+2029 are E2 80 A8 and E2 80 A9 in UTF-8.
+            0xE2 if json.get(i + 1) == Some(&0x80) && json.get(i + 2) == Some(&0xA8) => b"\\u2028",
+            0xE2 if json.get(i + 1) == Some(&0x80) && json.get(i + 2) == Some(&0xA9) => b"\\u2029",
+            _ => {
+                i += 1;
+                continue;
+            }
+        };
+        out.write_all(&json[from..i])?;
+        out.write_all(escape)?;
+        i += if json[i] == 0xE2 { 3 } else { 1 };
+        from = i;
     }
-    out
+    out.write_all(&json[from..])
+}
+
+/// A game as the viewer takes it: where it was read, and its record.
+#[derive(serde::Serialize)]
+struct ViewerEntry<'a> {
+    source: &'a str,
+    record: ViewerRecord<'a>,
+}
+
+/// A record as the viewer takes it: every field of `GameRecord`, but the seed as a string. A
+/// JavaScript number holds integers exactly only up to 2^53, and a seed is shown to reproduce a
+/// match. Borrowed and serialised as it is, without a `serde_json::Value` in between, which cost
+/// a league's viewer most of its time in allocations.
+#[derive(serde::Serialize)]
+struct ViewerRecord<'a> {
+    format: &'a str,
+    version: u32,
+    game: &'a str,
+    started: &'a str,
+    duration_ms: u64,
+    rules: &'a crate::rules::Rules,
+    seed: Option<String>,
+    seats: &'a [SeatRecord],
+    initial_rows: &'a [String],
+    moves: &'a [MoveRecord],
+    faults: &'a [FaultRecord],
+    final_rows: &'a [String],
+    scores: &'a [u32],
+    result: &'a crate::rules::Outcome,
+    ranking: &'a [Vec<crate::rules::Seat>],
+    #[serde(skip_serializing_if = "is_zero")]
+    opening: u32,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    schedule: Option<&'a ScheduleRef>,
+}
+
+fn is_zero(n: &u32) -> bool {
+    *n == 0
+}
+
+fn viewer_entry<'a>(source: &'a str, record: &'a GameRecord) -> ViewerEntry<'a> {
+    // Every field named: a field added to the record cannot be left out of the viewer unnoticed.
+    let GameRecord {
+        format,
+        version,
+        game,
+        started,
+        duration_ms,
+        rules,
+        seed,
+        seats,
+        initial_rows,
+        moves,
+        faults,
+        final_rows,
+        scores,
+        result,
+        ranking,
+        opening,
+        schedule,
+    } = record;
+    ViewerEntry {
+        source,
+        record: ViewerRecord {
+            format,
+            version: *version,
+            game,
+            started,
+            duration_ms: *duration_ms,
+            rules,
+            seed: seed.map(|s| s.to_string()),
+            seats,
+            initial_rows,
+            moves,
+            faults,
+            final_rows,
+            scores,
+            result,
+            ranking,
+            opening: *opening,
+            schedule: schedule.as_ref(),
+        },
+    }
 }
 
 fn html_escape(text: &str) -> String {
@@ -39,28 +141,19 @@ fn html_escape(text: &str) -> String {
 
 /// The page for these games, opening at `ply` (after that many moves) or at the start.
 pub fn render(games: &[&Loaded], ply: Option<u32>) -> String {
-    let data = serde_json::json!({
-        "ply": ply,
-        "games": games
-            .iter()
-            .map(|g| {
-                let mut record = serde_json::json!(g.record);
-                // A JavaScript number holds integers exactly only up to 2^53, and a seed is
-                // shown to reproduce a match: it goes in as a string.
-                if let Some(seed) = g.record.seed {
-                    record["seed"] = seed.to_string().into();
-                }
-                serde_json::json!({"source": g.source.to_string(), "record": record})
-            })
-            .collect::<Vec<_>>(),
-    });
     let title = match games {
         [one] => format!("multiversi replay · game {}", one.record.game),
         _ => format!("multiversi replay · {} games", games.len()),
     };
-    TEMPLATE
-        .replacen(TITLE_MARK, &html_escape(&title), 1)
-        .replacen(DATA_MARK, &script_safe(&data.to_string()), 1)
+    let page = || -> std::io::Result<Vec<u8>> {
+        let mut page = Streaming::start_at(Vec::new(), &title, ply)?;
+        for g in games {
+            page.game(&g.source.to_string(), &g.record)?;
+        }
+        page.finish()
+    };
+    let page = page().expect("a Vec takes every write, and a record always serialises");
+    String::from_utf8(page).expect("the page is UTF-8: the template, JSON and ASCII escapes")
 }
 
 /// The viewer written one game at a time, so that a league's thousands of games go to disk
@@ -70,35 +163,42 @@ pub struct Streaming<W: std::io::Write> {
     out: W,
     games: usize,
     after_data: &'static str,
+    /// One game's JSON, kept between games for its allocation.
+    json: Vec<u8>,
 }
 
 impl<W: std::io::Write> Streaming<W> {
-    pub fn start(mut out: W, title: &str) -> std::io::Result<Streaming<W>> {
+    pub fn start(out: W, title: &str) -> std::io::Result<Streaming<W>> {
+        Self::start_at(out, title, None)
+    }
+
+    /// The page opening at `ply` (after that many moves) of its first game, or at the start.
+    fn start_at(mut out: W, title: &str, ply: Option<u32>) -> std::io::Result<Streaming<W>> {
         let (before, after) = TEMPLATE.split_once(DATA_MARK).unwrap_or((TEMPLATE, ""));
         out.write_all(
             before
                 .replacen(TITLE_MARK, &html_escape(title), 1)
                 .as_bytes(),
         )?;
-        out.write_all(b"{\"ply\":null,\"games\":[")?;
+        match ply {
+            Some(ply) => write!(out, "{{\"ply\":{ply},\"games\":[")?,
+            None => out.write_all(b"{\"ply\":null,\"games\":[")?,
+        }
         Ok(Streaming {
             out,
             games: 0,
             after_data: after,
+            json: Vec::new(),
         })
     }
 
-    pub fn game(
-        &mut self,
-        source: &str,
-        record: &crate::record::GameRecord,
-    ) -> std::io::Result<()> {
+    pub fn game(&mut self, source: &str, record: &GameRecord) -> std::io::Result<()> {
         if self.games > 0 {
             self.out.write_all(b",")?;
         }
-        let entry = serde_json::json!({"source": source, "record": record});
-        self.out
-            .write_all(script_safe(&entry.to_string()).as_bytes())?;
+        self.json.clear();
+        serde_json::to_writer(&mut self.json, &viewer_entry(source, record))?;
+        write_script_safe(&mut self.out, &self.json)?;
         self.games += 1;
         Ok(())
     }
@@ -128,6 +228,25 @@ mod tests {
         assert!(!safe.contains('<') && !safe.contains('>') && !safe.contains('&'));
         let back: serde_json::Value = serde_json::from_str(&safe).unwrap();
         assert_eq!(back, value);
+    }
+
+    #[test]
+    fn script_safe_escapes_exactly_the_five_characters() {
+        let text = "a<b>c&d\u{2028}e\u{2029}f\u{2027}g\u{20ac}h<<\u{2028}\u{2028}é&";
+        let expected: String = text
+            .chars()
+            .map(|c| match c {
+                '<' => "\\u003c".to_string(),
+                '>' => "\\u003e".to_string(),
+                '&' => "\\u0026".to_string(),
+                '\u{2028}' => "\\u2028".to_string(),
+                '\u{2029}' => "\\u2029".to_string(),
+                c => c.to_string(),
+            })
+            .collect();
+        assert_eq!(script_safe(text), expected);
+        assert_eq!(script_safe(""), "");
+        assert_eq!(script_safe("plain"), "plain");
     }
 
     /// A game record without moves, enough for the page.
@@ -162,6 +281,9 @@ mod tests {
                 crate::rules::Outcome::Win { winner: 0 },
             ),
         };
+        let mut game = game;
+        // Above 2^53: the viewer would show another seed were it a number.
+        game.record.seed = Some(11140139307897113782);
         let data = |page: &str| -> serde_json::Value {
             let start = page.find("application/json\">").unwrap() + "application/json\">".len();
             let end = start + page[start..].find("</script>").unwrap();
@@ -174,6 +296,7 @@ mod tests {
         }
         let streamed = String::from_utf8(streaming.finish().unwrap()).unwrap();
         assert_eq!(data(&streamed), data(&rendered));
+        assert!(streamed.contains("\"seed\":\"11140139307897113782\""));
         assert!(streamed.contains("<title>t</title>"));
         assert_eq!(
             streamed.len() - "t".len(),

@@ -60,7 +60,8 @@ pub trait Claims: Send + Sync {
     /// Whether this run plays `deal` (an index into the run's `deals`); `Play` lists the schedule
     /// indices of its games that are already recorded elsewhere, to leave out.
     fn take(&self, deal: usize) -> Claim;
-    /// The deal's games are all recorded (`complete`), or the worker stopped before.
+    /// The deal's games are all recorded and on disk (`complete`: called once the sync covering
+    /// its last game has returned), or the run stopped before.
     fn release(&self, deal: usize, complete: bool);
     /// A deal passed earlier whose taker has since stopped without finishing it, now taken by
     /// this run, with the indices of its games already recorded; asked before every new deal.

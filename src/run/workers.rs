@@ -37,7 +37,7 @@ use std::collections::VecDeque;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc;
 use std::sync::Mutex;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 /// A bot that never answered `start`, with what the first game saw of it.
 #[derive(Clone, Debug)]
@@ -80,6 +80,15 @@ enum Message {
 /// memory over a 10,000-game league 2-3 MB higher without a bound and about 1.5 MB at 64.
 const WAITING_GAMES: usize = 16;
 
+/// The least time from one sync of the records to the next. A sync costs the same for one game
+/// as for fifty, and each one is work for the kernel and the disk that the games in play wait
+/// behind: quick games end hundreds of times a second, and syncing at each end cost `match
+/// --record` 15 to 40 % more time per game than without at concurrency 2. 20 ms keeps that to a
+/// few percent, and only delays when a game counts: it still counts only once synced, and `kill
+/// -9` still loses only the games not yet synced. A batch that a worker waits for (it shows the
+/// games move by move) is synced at once.
+const SYNC_GAP: Duration = Duration::from_millis(20);
+
 /// A game to record, on its way from the worker that played it to the writer.
 struct ToWrite {
     line: Line,
@@ -88,6 +97,12 @@ struct ToWrite {
     /// Told once the game is reported, for a worker that waits for it (dropped untold when the
     /// write fails).
     reported: Option<mpsc::SyncSender<()>>,
+    /// The shared deal (see `Claims`) whose last game this is: the writer releases its claim as
+    /// complete once the sync that covers the game has returned. Released by the worker, a
+    /// claim marked complete while its last game still waited here would, after a `kill -9`,
+    /// tell the next run that a pair is played whose record was lost: nobody would play it
+    /// again, and a sequential test would wait for it forever.
+    completes: Option<usize>,
 }
 
 /// State the workers share.
@@ -218,12 +233,37 @@ fn writer(
     shared: &Shared,
     tx: mpsc::Sender<Message>,
 ) {
+    let release = |game: &ToWrite, complete: bool| {
+        if let (Some(deal), Some(claims)) = (game.completes, &shared.run.claims) {
+            claims.release(deal, complete);
+        }
+    };
     let mut failed = false;
     let mut batch = Vec::new();
+    let mut synced: Option<Instant> = None;
     while let Ok(first) = games.recv() {
+        // A worker that shows the games move by move waits for this one's report before its
+        // next game starts: that batch is not held back.
+        let mut waited_for = first.reported.is_some();
         batch.push(first);
+        // The games that end until SYNC_GAP after the last sync began join this one's batch.
+        // Taken off the queue as they come, so that no worker waits meanwhile.
+        while let Some(left) = synced
+            .filter(|_| !waited_for)
+            .and_then(|at| (at + SYNC_GAP).checked_duration_since(Instant::now()))
+        {
+            match games.recv_timeout(left) {
+                Ok(game) => {
+                    waited_for = game.reported.is_some();
+                    batch.push(game);
+                }
+                Err(_) => break,
+            }
+        }
         batch.extend(games.try_iter());
+        synced = Some(Instant::now());
         if failed {
+            batch.iter().for_each(|game| release(game, false));
             batch.clear();
             continue;
         }
@@ -250,7 +290,11 @@ fn writer(
                 written = 0;
             }
         }
+        for game in batch.iter().skip(written) {
+            release(game, false);
+        }
         for game in batch.drain(..).take(written) {
+            release(&game, true);
             let _ = tx.send(Message::Event(Event::GameEnded {
                 record: game.record,
                 bots: game.bots,
@@ -454,7 +498,11 @@ fn worker(shared: &Shared, tx: mpsc::Sender<Message>, commit: Option<mpsc::SyncS
         shut_down_all(kept.iter_mut().map(|(_, p)| p), run.grace);
         kept.clear();
         let mut played = 0;
-        for game in games.iter().copied() {
+        // The deal's claim went to the writer with its last game (`ToWrite::completes`).
+        let mut claim_handed_over = false;
+        // Every game played so far is recorded (a silent bot's may not be).
+        let mut all_recorded = true;
+        for (g, game) in games.iter().copied().enumerate() {
             if shared.halted()
                 || deal
                     .bots
@@ -495,6 +543,7 @@ fn worker(shared: &Shared, tx: mpsc::Sender<Message>, commit: Option<mpsc::SyncS
             let bots: Vec<usize> = game.seating.iter().map(|&i| deal.bots[i]).collect();
             let silent_seats = check_answers(shared, &record, &bots, &tx);
             let recorded = silent_seats.is_empty() || run.silent == SilentBots::PlayOn;
+            all_recorded &= recorded;
             for event in std::mem::take(&mut relay.held) {
                 let of_silent = matches!(&event, Event::Faulted { fault, .. }
                     if silent_seats.contains(&fault.seat));
@@ -539,13 +588,19 @@ fn worker(shared: &Shared, tx: mpsc::Sender<Message>, commit: Option<mpsc::SyncS
                 } else {
                     (None, None)
                 };
+                let completes = (run.claims.is_some() && g + 1 == games.len()).then_some(d);
                 let game = ToWrite {
                     line,
                     record: Box::new(record),
                     bots,
                     reported,
+                    completes,
                 };
-                if commit.send(game).is_err() || wait.is_some_and(|w| w.recv().is_err()) {
+                if commit.send(game).is_err() {
+                    break;
+                }
+                claim_handed_over = completes.is_some();
+                if wait.is_some_and(|w| w.recv().is_err()) {
                     break;
                 }
                 continue;
@@ -559,8 +614,8 @@ fn worker(shared: &Shared, tx: mpsc::Sender<Message>, commit: Option<mpsc::SyncS
         if played < games.len() {
             skipped(games.len() - played);
         }
-        if let Some(claims) = &run.claims {
-            claims.release(d, played == games.len());
+        if let Some(claims) = run.claims.as_ref().filter(|_| !claim_handed_over) {
+            claims.release(d, all_recorded && played == games.len());
         }
         kept = deal.bots.iter().copied().zip(players).collect();
         if interrupted() {
@@ -582,4 +637,126 @@ fn new_player(spec: &BotSpec, bot: usize, deal_seed: u64) -> Connection {
         spec.argv.extend(["--seed".to_string(), seed.to_string()]);
     }
     Connection::new(spec)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::protocol::TimeControl;
+    use crate::record::ScheduleRef;
+    use crate::rules::{BoardKind, Rules};
+    use crate::run::lineup::from_words;
+    use crate::run::{Claim, Claims, DealPlan, GamePlan, LeftOut};
+    use std::path::{Path, PathBuf};
+    use std::sync::Arc;
+
+    /// Per deal released as complete, the indices of its games the record file held then.
+    type Seen = Arc<Mutex<Vec<(usize, Vec<u64>)>>>;
+
+    /// Claims that let this run play every deal and, when one is released as complete, note
+    /// which of its games the record file holds at that moment.
+    struct Witness {
+        path: PathBuf,
+        /// Per deal, the schedule indices of its games.
+        indices: Vec<Vec<u64>>,
+        seen: Seen,
+    }
+
+    impl Claims for Witness {
+        fn take(&self, _deal: usize) -> Claim {
+            Claim::Play {
+                recorded: Vec::new(),
+            }
+        }
+
+        fn release(&self, deal: usize, complete: bool) {
+            if !complete {
+                return;
+            }
+            let text = std::fs::read_to_string(&self.path).unwrap_or_default();
+            let on_disk = self.indices[deal]
+                .iter()
+                .copied()
+                .filter(|i| text.contains(&format!("\"index\":{i},")))
+                .collect();
+            self.seen.lock().unwrap().push((deal, on_disk));
+        }
+    }
+
+    /// A deal shared with other runs is released as complete only once every one of its games is
+    /// on disk: a `done` claim whose last game still waited for the writer would, after a
+    /// `kill -9`, leave a pair that nobody plays again.
+    #[test]
+    fn a_shared_deal_is_complete_only_once_its_games_are_written() {
+        let dir = std::env::temp_dir().join(format!("multiversi-claims-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("games.jsonl");
+        let _ = std::fs::remove_file(&path);
+        let starter = concat!(env!("CARGO_MANIFEST_DIR"), "/bots/python/starter.py");
+        let words = ["python3".to_string(), starter.to_string()];
+        let bot = from_words(&words, true, None, Path::new("multiversi"), None).unwrap();
+        let rules = Rules::new(3, BoardKind::Eight, false).unwrap();
+        let seatings = [[0, 1, 2], [1, 2, 0], [2, 0, 1]];
+        let deals: Vec<DealPlan> = (0..3u64)
+            .map(|d| DealPlan {
+                bots: vec![0, 1, 2],
+                rules: rules.clone(),
+                seed: d,
+                opening: Vec::new(),
+                games: seatings
+                    .iter()
+                    .enumerate()
+                    .map(|(s, seating)| GamePlan {
+                        id: format!("t-{d}-{s}"),
+                        place: ScheduleRef {
+                            run: "t".into(),
+                            index: 3 * d + s as u64,
+                            deal: d,
+                            seating: s as u32,
+                        },
+                        seating: seating.to_vec(),
+                    })
+                    .collect(),
+            })
+            .collect();
+        let seen: Seen = Arc::default();
+        let run = Run {
+            bots: vec![bot.clone(), bot.clone(), bot],
+            deals,
+            time: TimeControl {
+                move_ms: 5000,
+                clock_ms: None,
+                increment_ms: 0,
+                startup_ms: 10_000,
+            },
+            grace: Duration::from_millis(500),
+            concurrency: 1,
+            pin_cpus: false,
+            restart: false,
+            record: Some(RecordFile::open(&path).unwrap()),
+            silent: SilentBots::Stop,
+            left_out: LeftOut::default(),
+            claims: Some(Box::new(Witness {
+                path: path.clone(),
+                indices: (0..3).map(|d| (3 * d..3 * d + 3).collect()).collect(),
+                seen: seen.clone(),
+            })),
+        };
+        let summary = super::run(&run, &mut []);
+        assert_eq!(summary.games, 9, "{summary:?}");
+        let seen = seen.lock().unwrap().clone();
+        assert_eq!(seen.len(), 3, "every deal released as complete: {seen:?}");
+        for (deal, on_disk) in seen {
+            assert_eq!(
+                on_disk,
+                run.deals[deal]
+                    .games
+                    .iter()
+                    .map(|g| g.place.index)
+                    .collect::<Vec<_>>(),
+                "deal {deal} released before all its games were written"
+            );
+        }
+        let _ = std::fs::remove_dir_all(&dir);
+    }
 }
