@@ -89,6 +89,21 @@ const WAITING_GAMES: usize = 16;
 /// games move by move) is synced at once.
 const SYNC_GAP: Duration = Duration::from_millis(20);
 
+/// What a worker hands the writer: a game to record, or a shared deal's claim to release.
+enum ToWriter {
+    Game(ToWrite),
+    /// A deal shared with other runs (see `Claims`), released once every game handed over
+    /// before it is on disk. Released by the worker, a claim marked complete while its last
+    /// game still waited here would, after a `kill -9`, tell the next run that a pair is played
+    /// whose record was lost: nobody would play it again, and a sequential test would wait for
+    /// it forever; a claim left unfinished would let another run take the deal over and play
+    /// again the games still waiting here.
+    Release {
+        deal: usize,
+        complete: bool,
+    },
+}
+
 /// A game to record, on its way from the worker that played it to the writer.
 struct ToWrite {
     line: Line,
@@ -97,12 +112,6 @@ struct ToWrite {
     /// Told once the game is reported, for a worker that waits for it (dropped untold when the
     /// write fails).
     reported: Option<mpsc::SyncSender<()>>,
-    /// The shared deal (see `Claims`) whose last game this is: the writer releases its claim as
-    /// complete once the sync that covers the game has returned. Released by the worker, a
-    /// claim marked complete while its last game still waited here would, after a `kill -9`,
-    /// tell the next run that a pair is played whose record was lost: nobody would play it
-    /// again, and a sequential test would wait for it forever.
-    completes: Option<usize>,
 }
 
 /// State the workers share.
@@ -150,7 +159,7 @@ pub fn run(run: &Run, sinks: &mut [&mut dyn Sink]) -> Summary {
         // Without a writer (no records, or no thread to be had), each worker records its own
         // games, one sync each.
         let commit = run.record.as_ref().and_then(|file| {
-            let (commit, games) = mpsc::sync_channel::<ToWrite>(WAITING_GAMES);
+            let (commit, games) = mpsc::sync_channel::<ToWriter>(WAITING_GAMES);
             let (tx, shared) = (tx.clone(), &shared);
             let spawned = std::thread::Builder::new()
                 .name("writer".into())
@@ -223,53 +232,50 @@ pub fn run(run: &Run, sinks: &mut [&mut dyn Sink]) -> Summary {
 }
 
 /// The group commit: takes the games the workers hand over, and for each batch (every game
-/// waiting when the previous sync returned) writes their lines, syncs once and then reports them
-/// as ended. After a failed write or sync nothing more is written: the run stops, and the games
-/// of that batch and after it are not reported (a sync that failed may have left some on disk;
-/// a resumed run counts what the file holds).
+/// waiting when the previous sync returned, and those that end within `SYNC_GAP` of its start)
+/// writes their lines, syncs once and then reports them as ended, and releases the claims
+/// handed over with them. After a failed write or sync nothing more is written: the run stops,
+/// the games of that batch and after it are not reported, and no claim after the failure is
+/// released as complete (a sync that failed may have left some games on disk; a resumed run
+/// counts what the file holds).
 fn writer(
     file: &RecordFile,
-    games: mpsc::Receiver<ToWrite>,
+    queue: mpsc::Receiver<ToWriter>,
     shared: &Shared,
     tx: mpsc::Sender<Message>,
 ) {
-    let release = |game: &ToWrite, complete: bool| {
-        if let (Some(deal), Some(claims)) = (game.completes, &shared.run.claims) {
-            claims.release(deal, complete);
-        }
-    };
+    // A worker that shows the games move by move waits for each game's report before its next
+    // game starts: a batch with such a game is not held back.
+    let waited_for = |item: &ToWriter| matches!(item, ToWriter::Game(g) if g.reported.is_some());
     let mut failed = false;
     let mut batch = Vec::new();
     let mut synced: Option<Instant> = None;
-    while let Ok(first) = games.recv() {
-        // A worker that shows the games move by move waits for this one's report before its
-        // next game starts: that batch is not held back.
-        let mut waited_for = first.reported.is_some();
+    while let Ok(first) = queue.recv() {
+        let mut hurry = waited_for(&first);
         batch.push(first);
-        // The games that end until SYNC_GAP after the last sync began join this one's batch.
-        // Taken off the queue as they come, so that no worker waits meanwhile.
+        // What comes until SYNC_GAP after the last sync began joins this batch, taken off the
+        // queue as it comes, so that no worker waits meanwhile.
         while let Some(left) = synced
-            .filter(|_| !waited_for)
+            .filter(|_| !hurry)
             .and_then(|at| (at + SYNC_GAP).checked_duration_since(Instant::now()))
         {
-            match games.recv_timeout(left) {
-                Ok(game) => {
-                    waited_for = game.reported.is_some();
-                    batch.push(game);
+            match queue.recv_timeout(left) {
+                Ok(item) => {
+                    hurry = waited_for(&item);
+                    batch.push(item);
                 }
                 Err(_) => break,
             }
         }
-        batch.extend(games.try_iter());
+        batch.extend(queue.try_iter());
         synced = Some(Instant::now());
-        if failed {
-            batch.iter().for_each(|game| release(game, false));
-            batch.clear();
-            continue;
-        }
         let mut error = None;
         let mut written = 0;
-        for game in &batch {
+        let mut last = "";
+        for game in batch.iter().filter_map(|item| match item {
+            ToWriter::Game(game) if !failed => Some(game),
+            _ => None,
+        }) {
             if let Err(e) = file.write(&game.line) {
                 error = Some(format!(
                     "{}: cannot write game {}: {e}",
@@ -279,32 +285,42 @@ fn writer(
                 break;
             }
             written += 1;
+            last = &game.record.game;
         }
         if written > 0 {
             if let Err(e) = file.sync() {
                 error = Some(format!(
-                    "{}: cannot force game {} to disk: {e}",
+                    "{}: cannot force game {last} to disk: {e}",
                     file.path().display(),
-                    batch[written - 1].record.game
                 ));
                 written = 0;
             }
         }
-        for game in batch.iter().skip(written) {
-            release(game, false);
-        }
-        for game in batch.drain(..).take(written) {
-            release(&game, true);
-            let _ = tx.send(Message::Event(Event::GameEnded {
-                record: game.record,
-                bots: game.bots,
-                recorded: true,
-            }));
-            if let Some(reported) = game.reported {
-                let _ = reported.send(());
+        // In the order handed over: a claim is complete only if every game before it is on disk.
+        let mut games = 0;
+        for item in batch.drain(..) {
+            match item {
+                ToWriter::Game(game) => {
+                    games += 1;
+                    if games > written {
+                        continue;
+                    }
+                    let _ = tx.send(Message::Event(Event::GameEnded {
+                        record: game.record,
+                        bots: game.bots,
+                        recorded: true,
+                    }));
+                    if let Some(reported) = game.reported {
+                        let _ = reported.send(());
+                    }
+                }
+                ToWriter::Release { deal, complete } => {
+                    if let Some(claims) = &shared.run.claims {
+                        claims.release(deal, complete && games <= written);
+                    }
+                }
             }
         }
-        batch.clear();
         if let Some(message) = error {
             failed = true;
             shared.stop.store(true, Ordering::SeqCst);
@@ -419,7 +435,7 @@ impl Observer for Relay {
 
 /// One worker: takes deals until none is left or the run stops. `commit` is the writer's queue,
 /// when the run has one.
-fn worker(shared: &Shared, tx: mpsc::Sender<Message>, commit: Option<mpsc::SyncSender<ToWrite>>) {
+fn worker(shared: &Shared, tx: mpsc::Sender<Message>, commit: Option<mpsc::SyncSender<ToWriter>>) {
     let run = shared.run;
     let mut relay = Relay {
         tx: tx.clone(),
@@ -498,11 +514,11 @@ fn worker(shared: &Shared, tx: mpsc::Sender<Message>, commit: Option<mpsc::SyncS
         shut_down_all(kept.iter_mut().map(|(_, p)| p), run.grace);
         kept.clear();
         let mut played = 0;
-        // The deal's claim went to the writer with its last game (`ToWrite::completes`).
-        let mut claim_handed_over = false;
+        // Games of this deal handed to the writer: its claim is then released through it.
+        let mut handed = 0;
         // Every game played so far is recorded (a silent bot's may not be).
         let mut all_recorded = true;
-        for (g, game) in games.iter().copied().enumerate() {
+        for game in games.iter().copied() {
             if shared.halted()
                 || deal
                     .bots
@@ -587,18 +603,16 @@ fn worker(shared: &Shared, tx: mpsc::Sender<Message>, commit: Option<mpsc::SyncS
                 } else {
                     (None, None)
                 };
-                let completes = (run.claims.is_some() && g + 1 == games.len()).then_some(d);
                 let game = ToWrite {
                     line,
                     record: Box::new(record),
                     bots,
                     reported,
-                    completes,
                 };
-                if commit.send(game).is_err() {
+                if commit.send(ToWriter::Game(game)).is_err() {
                     break;
                 }
-                claim_handed_over = completes.is_some();
+                handed += 1;
                 if wait.is_some_and(|w| w.recv().is_err()) {
                     break;
                 }
@@ -613,8 +627,18 @@ fn worker(shared: &Shared, tx: mpsc::Sender<Message>, commit: Option<mpsc::SyncS
         if played < games.len() {
             skipped(games.len() - played);
         }
-        if let Some(claims) = run.claims.as_ref().filter(|_| !claim_handed_over) {
-            claims.release(d, all_recorded && played == games.len());
+        if let Some(claims) = &run.claims {
+            let complete = all_recorded && played == games.len();
+            let release = ToWriter::Release { deal: d, complete };
+            // After the games handed over, once they are on disk; if the writer is gone, its
+            // games are as written as they will be.
+            let sent = match commit.as_ref().filter(|_| handed > 0) {
+                Some(commit) => commit.send(release).is_ok(),
+                None => false,
+            };
+            if !sent {
+                claims.release(d, complete && handed == 0);
+            }
         }
         kept = deal.bots.iter().copied().zip(players).collect();
         if interrupted() {
@@ -662,15 +686,22 @@ mod tests {
     use std::path::{Path, PathBuf};
     use std::sync::Arc;
 
-    /// Per deal released as complete, the indices of its games the record file held then.
-    type Seen = Arc<Mutex<Vec<(usize, Vec<u64>)>>>;
+    /// Per release: the deal, whether complete, and the indices of its games on disk then.
+    type Seen = Arc<Mutex<Vec<(usize, bool, Vec<u64>)>>>;
 
-    /// Claims that let this run play every deal and, when one is released as complete, note
-    /// which of its games the record file holds at that moment.
+    /// The schedule indices of the games in a record file.
+    fn indices_in(path: &Path) -> Vec<u64> {
+        let text = std::fs::read_to_string(path).unwrap_or_default();
+        text.lines()
+            .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+            .filter_map(|r| r["schedule"]["index"].as_u64())
+            .collect()
+    }
+
+    /// Claims that let this run play every deal and note, at each release, which of the deal's
+    /// games the record file holds.
     struct Witness {
         path: PathBuf,
-        /// Per deal, the schedule indices of its games.
-        indices: Vec<Vec<u64>>,
         seen: Seen,
     }
 
@@ -682,26 +713,29 @@ mod tests {
         }
 
         fn release(&self, deal: usize, complete: bool) {
-            if !complete {
-                return;
-            }
-            let text = std::fs::read_to_string(&self.path).unwrap_or_default();
-            let on_disk = self.indices[deal]
-                .iter()
-                .copied()
-                .filter(|i| text.contains(&format!("\"index\":{i},")))
+            let on_disk = indices_in(&self.path)
+                .into_iter()
+                .filter(|i| i / 3 == deal as u64)
                 .collect();
-            self.seen.lock().unwrap().push((deal, on_disk));
+            self.seen.lock().unwrap().push((deal, complete, on_disk));
         }
     }
 
-    /// A deal shared with other runs is released as complete only once every one of its games is
-    /// on disk: a `done` claim whose last game still waited for the writer would, after a
-    /// `kill -9`, leave a pair that nobody plays again.
-    #[test]
-    fn a_shared_deal_is_complete_only_once_its_games_are_written() {
-        let dir = std::env::temp_dir().join(format!("multiversi-claims-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
+    /// Asks the run to stop at the first game that ends.
+    struct StopAtOnce;
+
+    impl Sink for StopAtOnce {
+        fn event(&mut self, event: &Event) -> Flow {
+            match event {
+                Event::GameEnded { .. } => Flow::Stop,
+                _ => Flow::Continue,
+            }
+        }
+    }
+
+    /// Three deals of three games of three Python starter bots, recorded, with `Witness` claims.
+    fn shared_run(dir: &Path, seen: &Seen) -> Run {
+        std::fs::create_dir_all(dir).unwrap();
         let path = dir.join("games.jsonl");
         let _ = std::fs::remove_file(&path);
         let starter = concat!(env!("CARGO_MANIFEST_DIR"), "/bots/python/starter.py");
@@ -709,7 +743,7 @@ mod tests {
         let bot = from_words(&words, true, None, Path::new("multiversi"), None).unwrap();
         let rules = Rules::new(3, BoardKind::Eight, false).unwrap();
         let seatings = [[0, 1, 2], [1, 2, 0], [2, 0, 1]];
-        let deals: Vec<DealPlan> = (0..3u64)
+        let deals = (0..3u64)
             .map(|d| DealPlan {
                 bots: vec![0, 1, 2],
                 rules: rules.clone(),
@@ -729,8 +763,7 @@ mod tests {
                     .collect(),
             })
             .collect();
-        let seen: Seen = Arc::default();
-        let run = Run {
+        Run {
             bots: vec![bot.clone(), bot.clone(), bot],
             deals,
             time: TimeControl {
@@ -747,25 +780,48 @@ mod tests {
             silent: SilentBots::Stop,
             left_out: LeftOut::default(),
             claims: Some(Box::new(Witness {
-                path: path.clone(),
-                indices: (0..3).map(|d| (3 * d..3 * d + 3).collect()).collect(),
+                path,
                 seen: seen.clone(),
             })),
-        };
+        }
+    }
+
+    /// A deal shared with other runs is released only once the games of it that this run
+    /// records are on disk: a `done` claim whose last game still waited for the writer would,
+    /// after a `kill -9`, leave a pair that nobody plays again, and an unfinished claim released
+    /// early would let another run play again the games still waiting.
+    #[test]
+    fn a_shared_deal_is_released_only_once_its_games_are_written() {
+        let dir = std::env::temp_dir().join(format!("multiversi-claims-{}", std::process::id()));
+        let seen = Seen::default();
+        let run = shared_run(&dir, &seen);
         let summary = super::run(&run, &mut []);
         assert_eq!(summary.games, 9, "{summary:?}");
         let seen = seen.lock().unwrap().clone();
-        assert_eq!(seen.len(), 3, "every deal released as complete: {seen:?}");
-        for (deal, on_disk) in seen {
-            assert_eq!(
-                on_disk,
-                run.deals[deal]
-                    .games
-                    .iter()
-                    .map(|g| g.index)
-                    .collect::<Vec<_>>(),
-                "deal {deal} released before all its games were written"
-            );
+        assert_eq!(
+            seen,
+            (0..3)
+                .map(|d| (d, true, (3 * d as u64..3 * d as u64 + 3).collect()))
+                .collect::<Vec<_>>(),
+            "each deal released as complete with all its games on disk"
+        );
+
+        // Stopped after its first game: the deal is released unfinished, after that game.
+        let seen = Seen::default();
+        let run = shared_run(&dir, &seen);
+        let summary = super::run(&run, &mut [&mut StopAtOnce]);
+        assert!(summary.stopped_by_sink && summary.games >= 1, "{summary:?}");
+        let recorded = indices_in(&dir.join("games.jsonl"));
+        let seen = seen.lock().unwrap().clone();
+        assert!(!seen.is_empty(), "the deal in play is released");
+        for (deal, complete, on_disk) in seen {
+            let of_deal: Vec<u64> = recorded
+                .iter()
+                .copied()
+                .filter(|i| i / 3 == deal as u64)
+                .collect();
+            assert_eq!(on_disk, of_deal, "deal {deal} released before its games");
+            assert_eq!(complete, of_deal.len() == 3, "deal {deal}");
         }
         let _ = std::fs::remove_dir_all(&dir);
     }

@@ -21,6 +21,7 @@
 
 mod aggregate;
 pub mod command;
+mod compact;
 pub mod games;
 pub mod input;
 mod lean;
