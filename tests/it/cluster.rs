@@ -302,9 +302,12 @@ fn a_sequential_test_run_as_a_slurm_job_array_stops_together_with_one_verdict() 
         }
         played += records.len() as u64;
     }
-    // None played on alone: a few pairs each beyond the decision at most.
+    // None played on alone (to the cap, hundreds of games more): each shard plays on only until
+    // it sees the decision, which it reads from the others' records four times a second, and
+    // games count once synced (the sync comes at most 20 ms after a game ends). A few pairs each
+    // beyond the decision at most; a loaded machine makes each of those moments longer.
     assert!(
-        played <= 2 * units + 2 * 4 * SHARDS as u64,
+        played <= 2 * units + 2 * 8 * SHARDS as u64,
         "{played} games played for {units} pairs counted\n{outputs}"
     );
 }
