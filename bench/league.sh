@@ -6,9 +6,10 @@
 #   2. the same for `match` with four instant bots, with and without `--record`: the ratio of
 #      concurrency 2 to 1 with records (goal 1.9x), and what recording costs per game (goal: at
 #      most 5 % more than without);
-#      both also with --pin-cpus (each game and its bots on one CPU): where waking an idle CPU is
-#      slow (a virtual machine whose idle CPUs halt), concurrency 1 without it measures mostly
-#      those wake-ups, so its ratio of 2 against 1 says little about how the runner scales;
+#      all three also with --pin-cpus (each game and its bots on one CPU): where waking an idle
+#      CPU is slow (a virtual machine whose idle CPUs halt), concurrency 1 without it measures
+#      mostly those wake-ups, so its ratio of 2 against 1 and the cost of --record say little
+#      about the runner itself;
 #   3. the referee's peak RSS during a 10,000-game league (goal: at most 8 MB): records stream to
 #      disk, and the runner keeps per-bot tallies, not games.
 # Every figure is measured in alternating rounds, so that all see the same machine load; the best
@@ -98,6 +99,9 @@ for round in $(seq 1 "$rounds_of"); do
       if [ "$p" = new ]; then
         measure "$p" "league --pin-cpus" "$c" "$league_games" \
           "$mv" league "$work/$p.toml" --out "$work/out" --concurrency "$c" --pin-cpus
+        measure "$p" "match --pin-cpus" "$c" "$games" \
+          "$mv" match "$bot" "$bot" "$bot" "$bot" --games "$games" --seed 1 --concurrency "$c" \
+          --pin-cpus
         measure "$p" "match --record --pin-cpus" "$c" "$games" \
           "$mv" match "$bot" "$bot" "$bot" "$bot" --games "$games" --seed 1 --concurrency "$c" \
           --record "$work/m.jsonl" --pin-cpus
@@ -116,12 +120,14 @@ echo "| program | figure | concurrency 1, games/s | concurrency 2, games/s | 2 a
 echo "|---|---|---:|---:|---:|---:|"
 for p in "${programs[@]}"; do
   kinds=(league "match" "match --record")
-  if [ "$p" = new ]; then kinds+=("league --pin-cpus" "match --record --pin-cpus"); fi
+  if [ "$p" = new ]; then kinds+=("league --pin-cpus" "match --pin-cpus" "match --record --pin-cpus"); fi
   for kind in "${kinds[@]}"; do
     a=$(best "$p" "$kind" 1) b=$(best "$p" "$kind" 2)
-    case $kind in match) goal= ;; *) goal=1.9 ;; esac
+    case $kind in match | "match --pin-cpus") goal= ;; *) goal=1.9 ;; esac
     echo "| $p | $kind, instant bots, 8x8, 4 players | $a | $b | $(ratio "$b" "$a")x | $goal |"
-    if [ "$p" = new ]; then summary+="summary: c2_over_c1_${kind// /_} $(ratio "$b" "$a")"$'\n'; fi
+    if [ "$p" = new ] && [ -n "$goal" ]; then
+      summary+="summary: c2_over_c1_${kind// /_} $(ratio "$b" "$a")"$'\n'
+    fi
   done
 done
 echo
@@ -131,8 +137,11 @@ for p in "${programs[@]}"; do
   echo "| $p | match, instant bots | $(ratio "$(best "$p" "match" 1)" "$(best "$p" "match --record" 1)")x" \
     "| $(ratio "$(best "$p" "match" 2)" "$(best "$p" "match --record" 2)")x | 1.05x |"
   if [ "$p" = new ]; then
+    echo "| $p | match --pin-cpus, instant bots | $(ratio "$(best "$p" "match --pin-cpus" 1)" "$(best "$p" "match --record --pin-cpus" 1)")x" \
+      "| $(ratio "$(best "$p" "match --pin-cpus" 2)" "$(best "$p" "match --record --pin-cpus" 2)")x | 1.05x |"
     for c in 1 2; do
       summary+="summary: record_cost_c$c $(ratio "$(best new "match" $c)" "$(best new "match --record" $c)")"$'\n'
+      summary+="summary: record_cost_pinned_c$c $(ratio "$(best new "match --pin-cpus" $c)" "$(best new "match --record --pin-cpus" $c)")"$'\n'
     done
   fi
 done

@@ -43,6 +43,8 @@ c2_over_c1_league_--pin-cpus|min|1.9|x|the same league with --pin-cpus (each gam
 c2_over_c1_match_--record_--pin-cpus|min|1.9|x|match --record --pin-cpus: concurrency 2 against 1
 record_cost_c1|max|1.05|x|match --record: time per game against without --record, concurrency 1
 record_cost_c2|max|1.05|x|match --record: time per game against without --record, concurrency 2
+record_cost_pinned_c1|max|1.05|x|the same with --pin-cpus, concurrency 1
+record_cost_pinned_c2|max|1.05|x|the same with --pin-cpus, concurrency 2
 league_rss_mb|max|8|MB|peak RSS of the referee over a league of 8 instant bots (10,080 games in full)
 per_move_ratio|max|1.3|x|referee's cost per move against a pipe round trip (C anchor), both on one CPU, median
 standings_seconds|max|3|s|multiversi standings of 95,040 games (in full): wall-clock seconds

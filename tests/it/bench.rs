@@ -72,10 +72,15 @@ fn league_bench_prints_both_concurrencies_with_and_without_records_and_the_peak_
         .ok();
     let out = run.stdout();
     // Each program: league, match and match --record, at concurrency 1 and 2; the new one also
-    // the league and match --record with --pin-cpus.
+    // the league, match and match --record with --pin-cpus.
     let rounds = out.lines().filter(|l| l.starts_with("round 1: ")).count();
-    assert_eq!(rounds, 16, "{}", run.describe());
-    for figure in ["league --pin-cpus", "match --record --pin-cpus"] {
+    assert_eq!(rounds, 18, "{}", run.describe());
+    run.assert_stdout_has("| new | match --pin-cpus, instant bots | ");
+    for figure in [
+        "league --pin-cpus",
+        "match --pin-cpus",
+        "match --record --pin-cpus",
+    ] {
         let row = format!("| new | {figure}, instant bots, 8x8, 4 players | ");
         assert_eq!(
             lines_with(&out, &row).len(),
@@ -133,7 +138,7 @@ fn summary_bench_tabulates_every_goal_with_its_measured_value() {
         .lines()
         .filter(|l| l.starts_with("| ") && !l.starts_with("| goal |"))
         .collect();
-    assert_eq!(rows.len(), 13, "{}", run.describe());
+    assert_eq!(rows.len(), 15, "{}", run.describe());
     for row in rows {
         let cells: Vec<&str> = row.split('|').map(str::trim).collect();
         // | what | measured | goal | met |
