@@ -32,11 +32,12 @@ pub struct SprtArgs {
     /// The alternative: NEW is better by at least this many Elo (the standings' scale).
     #[arg(long, default_value_t = 10.0, allow_negative_numbers = true)]
     pub elo1: f64,
+    // A negative chance is read as a value (and refused with its range), not as an option.
     /// The chance of accepting H1 when H0 holds (a false "better").
-    #[arg(long, default_value_t = 0.05)]
+    #[arg(long, default_value_t = 0.05, allow_negative_numbers = true)]
     pub alpha: f64,
     /// The chance of accepting H0 when H1 holds (a missed improvement).
-    #[arg(long, default_value_t = 0.05)]
+    #[arg(long, default_value_t = 0.05, allow_negative_numbers = true)]
     pub beta: f64,
     /// Stop undecided after this many games.
     #[arg(long, default_value_t = 20_000, value_name = "N")]

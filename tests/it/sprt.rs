@@ -372,6 +372,14 @@ fn bad_options_and_a_changed_test_are_refused_with_what_is_wrong() {
     .run()
     .assert_code(2)
     .assert_stderr_has("alpha");
+    // A negative probability is a value out of range, not an unknown option.
+    sprt(
+        &dir,
+        &["builtin:greedy", "builtin:random", "--beta", "-0.1"],
+    )
+    .run()
+    .assert_code(2)
+    .assert_stderr_has("--beta -0.1 must be between 0 and 1");
     sprt(
         &dir,
         &["builtin:greedy", "builtin:random", "--name", "1=my+bot"],
