@@ -42,7 +42,7 @@ pub struct GameRecord {
     pub schedule: Option<ScheduleRef>,
 }
 
-fn is_zero(n: &u32) -> bool {
+pub(crate) fn is_zero(n: &u32) -> bool {
     *n == 0
 }
 

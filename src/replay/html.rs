@@ -15,16 +15,9 @@ const TITLE_MARK: &str = "@TITLE@";
 
 /// Makes JSON safe inside a `<script>` element: no `</script>` or `<!--` can appear once every
 /// `<`, `>` and `&` is written as a JSON `\u` escape, which parses back to the same string.
-/// U+2028 and U+2029 are escaped too, for older script parsers.
-pub fn script_safe(json: &str) -> String {
-    let mut out = Vec::with_capacity(json.len());
-    write_script_safe(&mut out, json.as_bytes()).expect("a Vec takes every write");
-    // Only whole characters are replaced, by ASCII: the text stays UTF-8.
-    String::from_utf8(out).expect("UTF-8 in, UTF-8 out")
-}
-
-/// `script_safe` into a writer, copying the runs between the bytes to escape whole: a league's
-/// viewer is tens of megabytes of JSON, and a character at a time was most of its cost.
+/// U+2028 and U+2029 are escaped too, for older script parsers. The runs between the bytes to
+/// escape are copied whole: a league's viewer is tens of megabytes of JSON, and a character at
+/// a time was most of its cost.
 fn write_script_safe(out: &mut impl std::io::Write, json: &[u8]) -> std::io::Result<()> {
     let mut from = 0;
     let mut i = 0;
@@ -77,14 +70,10 @@ struct ViewerRecord<'a> {
     scores: &'a [u32],
     result: &'a crate::rules::Outcome,
     ranking: &'a [Vec<crate::rules::Seat>],
-    #[serde(skip_serializing_if = "is_zero")]
+    #[serde(skip_serializing_if = "crate::record::is_zero")]
     opening: u32,
     #[serde(skip_serializing_if = "Option::is_none")]
     schedule: Option<&'a ScheduleRef>,
-}
-
-fn is_zero(n: &u32) -> bool {
-    *n == 0
 }
 
 fn viewer_entry<'a>(source: &'a str, record: &'a GameRecord) -> ViewerEntry<'a> {
@@ -220,6 +209,13 @@ pub fn write(out: &Path, games: &[&Loaded], ply: Option<u32>) -> Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `write_script_safe` into a string.
+    fn script_safe(json: &str) -> String {
+        let mut out = Vec::new();
+        write_script_safe(&mut out, json.as_bytes()).unwrap();
+        String::from_utf8(out).unwrap()
+    }
 
     #[test]
     fn script_safe_json_still_parses_to_the_same_value() {
