@@ -159,22 +159,33 @@ echo "(best of $rounds_of rounds; load average after: $(cut -d' ' -f1-3 /proc/lo
 # 3. Peak RSS of the referee over a 10,000-game league: 8 bots, C(8,4) = 70 deals x 24 = 1680
 # games a round, 6 rounds = 10,080 games (with --quick, 6 bots and 1 round: 360 games). VmHWM is
 # the referee's own high-water mark (its bots and watchdog are other processes), read while it
-# runs: the last reading holds the whole peak.
+# runs: the last reading holds the whole peak. The reading with the most resident memory also
+# says what it is made of: mapped files (the code of the program and its libraries, the same
+# whatever the league's size) against the heap and stacks.
 echo
 for p in "${programs[@]}"; do
   config "$work/big.toml" "${bin[$p]}" "$big_bots" "$big_rounds"
   rm -rf "$work/out"
   "${bin[$p]}" league "$work/big.toml" --out "$work/out" >/dev/null 2>"$work/log" &
   pid=$!
-  kb=0
+  kb=0 top=0 split=
   while kill -0 "$pid" 2>/dev/null; do
-    v=$(awk '/VmHWM/ { print $2 }' "/proc/$pid/status" 2>/dev/null || true)
-    if [ -n "$v" ] && [ "$v" -gt "$kb" ]; then kb=$v; fi
+    # One reading: the high-water mark, and what the resident memory is made of now (mapped
+    # files, which are the program's and libraries' code, against the heap and stacks).
+    read -r v rss file anon < <(awk '/^VmHWM/ { h = $2 } /^VmRSS/ { r = $2 } /^RssFile/ { f = $2 }
+      /^RssAnon/ { a = $2 } END { print h + 0, r + 0, f + 0, a + 0 }' "/proc/$pid/status" 2>/dev/null ||
+      echo 0 0 0 0)
+    if [ "$v" -gt "$kb" ]; then kb=$v; fi
+    if [ "$rss" -gt "$top" ]; then top=$rss split="$file $anon"; fi
     sleep 0.1
   done
   wait "$pid"
   n=$(wc -l <"$work/out/games.jsonl")
   echo "$p: peak RSS of the referee over a $n-game league: $(awk -v k="$kb" 'BEGIN { printf "%.1f", k / 1024 }') MB (goal 8 MB)"
+  if [ -n "$split" ]; then
+    read -r file anon <<<"$split"
+    echo "$p:   at the highest reading ($(awk -v k="$top" 'BEGIN { printf "%.1f", k / 1024 }') MB): mapped files (code) $(awk -v k="$file" 'BEGIN { printf "%.1f", k / 1024 }') MB, heap and stacks $(awk -v k="$anon" 'BEGIN { printf "%.1f", k / 1024 }') MB"
+  fi
   if [ "$p" = new ]; then
     summary+="summary: league_rss_mb $(awk -v k="$kb" 'BEGIN { printf "%.1f", k / 1024 }') games=$n"$'\n'
   fi
