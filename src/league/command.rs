@@ -12,6 +12,7 @@ use super::schedule::{self, Deal, Shape};
 use crate::exit::{self, fail};
 use crate::files::write_atomically;
 use crate::protocol::TimeControl;
+use crate::record::{Schedule, Scheduled};
 use crate::referee::random_opening;
 use crate::rules::Rules;
 use crate::run::lineup::{bot_spec, set_logs};
@@ -21,7 +22,7 @@ use crate::run::setup as session;
 use crate::run::{BotSpec, DealPlan, GamePlan, LeftOut, Run, SilentBots};
 use anyhow::Result;
 use clap::Args;
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -194,9 +195,48 @@ pub fn record_files(out: &Path) -> Result<Vec<PathBuf>> {
 fn bots_with_games(out: &Path, run: &str) -> Option<HashSet<String>> {
     let mut finished = Recorded::default();
     for file in record_files(out).ok()? {
-        records::finished(&file, run, &mut finished).ok()?;
+        // Unchecked: a bot named in any game of the run's name is taken to have games, so that
+        // a changed command is refused rather than missed.
+        records::finished(&file, run, None, &mut finished).ok()?;
     }
     Some(finished.bots)
+}
+
+/// A league's schedule as its records are checked against it (`Schedule`): the game at an
+/// index is seating `index` mod 24 of the deal numbered `index` / 24, with that deal's seed and
+/// its bots in that seating's order.
+struct LeagueSchedule<'a> {
+    config: &'a LeagueConfig,
+    deals: HashMap<u64, &'a Deal>,
+}
+
+impl<'a> LeagueSchedule<'a> {
+    fn new(config: &'a LeagueConfig, all: &'a [Deal]) -> LeagueSchedule<'a> {
+        LeagueSchedule {
+            config,
+            deals: all.iter().map(|d| (d.number, d)).collect(),
+        }
+    }
+}
+
+impl Schedule for LeagueSchedule<'_> {
+    fn at(&self, index: u64) -> Option<Scheduled> {
+        let deal = self.deals.get(&(index / schedule::SEATING_SPAN))?;
+        let s = (index % schedule::SEATING_SPAN) as u32;
+        if s >= deal.seatings() {
+            return None;
+        }
+        let names = seating(deal.bots.len(), s)
+            .into_iter()
+            .map(|i| self.config.bots[deal.bots[i]].name.clone())
+            .collect();
+        Some(Scheduled {
+            deal: deal.number,
+            seating: s,
+            seed: Some(deal.seed),
+            names,
+        })
+    }
 }
 
 /// Keeps the config a league directory was started with (`league.toml`), written whole.
@@ -428,14 +468,22 @@ pub fn play_config(config: &LeagueConfig, place: &Place) -> Result<()> {
             lock_records(&out, &out.join(records_name(shard)))?,
         ))
     };
+    // A record of the league's name that is not the schedule's game at its index (another
+    // league of the same name, with another seed or other bots, wrote it) does not make that
+    // game finished: it is said once a file, and the game is played.
+    let own = LeagueSchedule::new(config, &all);
     let mut finished = Recorded::default();
     for file in record_files(&out)? {
-        records::finished(&file, &config.name, &mut finished).map_err(|e| {
-            fail(
-                exit::BAD_INPUT,
-                format!("{}: cannot read: {e}", file.display()),
-            )
-        })?;
+        let ignored =
+            records::finished(&file, &config.name, Some(&own), &mut finished).map_err(|e| {
+                fail(
+                    exit::BAD_INPUT,
+                    format!("{}: cannot read: {e}", file.display()),
+                )
+            })?;
+        if let Some(warning) = ignored.warning(&file, &config.name, "this league's") {
+            crate::stderr_line!("{warning}");
+        }
     }
     let mut deals = Vec::new();
     let mut skipped = 0u64;

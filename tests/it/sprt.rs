@@ -510,3 +510,76 @@ fn a_pair_left_by_a_killed_shard_is_taken_over_by_a_running_one() {
         (Some("undecided"), Some(150), Some(0))
     );
 }
+
+/// Records of another test under the same name (another seed) appended to a test's records are
+/// not its games: `--status` and a resume count what they counted before, a resume plays the
+/// pairs those records stand in the place of, a warning says so once a file, and the file keeps
+/// every line it held, the other test's too.
+#[test]
+fn another_tests_records_under_the_same_name_are_ignored_said_once_and_left_in_place() {
+    let (dir, other) = (temp_dir("sprt_foreign"), temp_dir("sprt_foreign_other"));
+    let args = |seed: &'static str, cap: &'static str| {
+        [
+            "builtin:greedy",
+            "builtin:random",
+            "--seed",
+            seed,
+            "--max-games",
+            cap,
+        ]
+    };
+    sprt(&dir, &args("1", "10")).run().assert_code(11);
+    let before = result(&dir);
+    assert_eq!(before["units"], 5);
+    sprt(&other, &args("2", "12")).run().assert_code(11);
+    let records = dir.join("games.jsonl");
+    let mut both = std::fs::read(&records).unwrap();
+    both.extend(std::fs::read(other.join("games.jsonl")).unwrap());
+    std::fs::write(&records, &both).unwrap();
+    let warning = "12 record(s) of run 'greedy-vs-random' are not games of this test's schedule";
+
+    let status = multiversi("sprt")
+        .arg("--status")
+        .arg(&dir)
+        .arg("--json")
+        .run();
+    status.assert_code(11);
+    let json: serde_json::Value = serde_json::from_str(&status.stdout()).unwrap();
+    assert_eq!(
+        (&json["units"], &json["llr"], &json["waiting_games"]),
+        (&before["units"], &before["llr"], &before["waiting_games"])
+    );
+    assert_eq!(
+        status.stderr().matches(warning).count(),
+        1,
+        "{}",
+        status.stderr()
+    );
+    status.assert_stderr_has("its seed is");
+
+    // The resume plays its own sixth pair, which the other test's records do not stand for.
+    let resumed = sprt(&dir, &args("1", "12")).run();
+    resumed
+        .assert_code(11)
+        .assert_stderr_has("up to 2 game(s) to play");
+    assert_eq!(
+        resumed.stderr().matches(warning).count(),
+        1,
+        "{}",
+        resumed.stderr()
+    );
+    assert_eq!(result(&dir)["units"], 6);
+    let now = std::fs::read(&records).unwrap();
+    assert!(
+        now.starts_with(&both),
+        "the lines the file held are left as they were"
+    );
+    let own: Vec<GameRecord> = read_records(&records)
+        .into_iter()
+        .filter(|r| r.schedule.as_ref().is_some_and(|s| s.index >= 10))
+        .collect();
+    // Its own pair 6, after the other test's (whose seed differs).
+    assert_eq!(own.len(), 4);
+    assert_ne!(own[0].seed, own[2].seed);
+    assert_eq!(own[2].seed, own[3].seed);
+}
