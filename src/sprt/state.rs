@@ -776,7 +776,17 @@ impl Report {
             field(&self.candidate, &self.candidate_field),
             field(&self.baseline, &self.baseline_field)
         );
-        if self.waiting_units > 0 {
+        if self.waiting_units > 0 && self.verdict != Verdict::Continue {
+            // The decision stands: these games will never count.
+            out += &format!(
+                "{} game(s) of {} {} played beyond the decision, never counted (an incomplete \
+                 {one}, or one after an incomplete {one})\n",
+                self.waiting_games,
+                self.waiting_units,
+                units(self.waiting_units),
+                one = units(1)
+            );
+        } else if self.waiting_units > 0 {
             out += &format!(
                 "waiting: {} game(s) of {} {} not counted yet (incomplete, or after an incomplete one)\n",
                 self.waiting_games,

@@ -405,6 +405,19 @@ fn the_first_crossing_decides_and_later_units_change_nothing() {
         .text()
         .contains("5 pairs completed after the decision, not counted"));
     assert!(after.text().contains("H1 accepted"));
+    // A game whose twin was never played once the test had decided: it will never count, and
+    // the report says so rather than that it waits.
+    let [lone, _] = pair(unit + 6, 4);
+    state.add(&lone).unwrap();
+    let text = state.report().text();
+    assert!(
+        text.contains(
+            "1 game(s) of 1 pair played beyond the decision, never counted (an incomplete \
+             pair, or one after an incomplete pair)"
+        ),
+        "{text}"
+    );
+    assert!(!text.contains("not counted yet"), "{text}");
 }
 
 #[test]
