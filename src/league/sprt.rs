@@ -304,8 +304,11 @@ pub fn state_of(test: &Test, out: &Path) -> Result<(SprtState, Found)> {
                 .ignored
                 .push((tail.path.clone(), tail.ignored.clone()));
         }
-        if tail.damaged > 0 {
-            found.damaged.push((tail.path.clone(), tail.damaged));
+        // Read once, a line without its newline is one cut off by a kill (or, in a file
+        // another shard is writing, one that is being written: it is complete a moment later).
+        let damaged = tail.damaged + tail.unfinished as u64;
+        if damaged > 0 {
+            found.damaged.push((tail.path.clone(), damaged));
         }
     }
     Ok((state, found))
@@ -320,6 +323,9 @@ struct Tail {
     ignored: Ignored,
     /// Damaged lines read so far.
     damaged: u64,
+    /// The file ended, at the last read, in a line without its newline: one being written, or
+    /// one cut off by a kill.
+    unfinished: bool,
 }
 
 impl Tail {
@@ -329,6 +335,7 @@ impl Tail {
             offset: 0,
             ignored: Ignored::default(),
             damaged: 0,
+            unfinished: false,
         }
     }
 
@@ -348,7 +355,10 @@ impl Tail {
         file.seek(SeekFrom::Start(self.offset)).map_err(cannot)?;
         let mut bytes = Vec::new();
         file.read_to_end(&mut bytes).map_err(cannot)?;
-        let Some(end) = bytes.iter().rposition(|&b| b == b'\n') else {
+        let end = bytes.iter().rposition(|&b| b == b'\n');
+        let rest = end.map_or(&bytes[..], |end| &bytes[end + 1..]);
+        self.unfinished = !rest.iter().all(u8::is_ascii_whitespace);
+        let Some(end) = end else {
             return Ok(());
         };
         for line in bytes[..end].split(|&b| b == b'\n') {
@@ -927,9 +937,9 @@ pub fn run(
         crate::run::ending::conclude(&run, &summary, "test")
     };
     // The end says what the files say, whatever this run saw.
-    let (state, _) = state_of(&test, out)?;
+    let (state, found) = state_of(&test, out)?;
     league::write_standings(out);
-    let written = write_results(&test, &state, out);
+    let written = write_results(&test, &state, &found, out);
     let report = state.report();
     league::print_stdout(&format!(
         "\n{}{}",
@@ -991,9 +1001,9 @@ fn verdict_code(test: &Test, report: &Report) -> Result<()> {
 }
 
 /// `sprt.json` and `sprt.html` beside the records, each written whole or not at all.
-fn write_results(test: &Test, state: &SprtState, out: &Path) -> Result<()> {
+fn write_results(test: &Test, state: &SprtState, found: &Found, out: &Path) -> Result<()> {
     let report = state.report();
-    let json = result_json(test, state, &report);
+    let json = result_json(test, state, &report, found);
     let text = serde_json::to_string_pretty(&json).unwrap_or_default() + "\n";
     for (name, content) in [
         ("sprt.json", text),
@@ -1009,7 +1019,12 @@ fn write_results(test: &Test, state: &SprtState, out: &Path) -> Result<()> {
 }
 
 /// The test's result as `protocol/SPRT.md` documents it.
-pub fn result_json(test: &Test, state: &SprtState, report: &Report) -> serde_json::Value {
+pub fn result_json(
+    test: &Test,
+    state: &SprtState,
+    report: &Report,
+    found: &Found,
+) -> serde_json::Value {
     let field = |r: &crate::sprt::FieldResult| {
         serde_json::json!({
             "games": r.games,
@@ -1047,6 +1062,8 @@ pub fn result_json(test: &Test, state: &SprtState, report: &Report) -> serde_jso
         "baseline_field": field(&report.baseline_field),
         "waiting_games": report.waiting_games,
         "after_decision": report.after_decision,
+        "damaged_lines": found.damaged.iter().map(|(_, n)| n).sum::<u64>(),
+        "ignored_records": found.ignored.iter().map(|(_, i)| i.records).sum::<u64>(),
         "history": state.history(),
     })
 }
@@ -1078,12 +1095,17 @@ pub fn status(out: &Path, json: bool) -> Result<()> {
         )
     })?;
     let (state, found) = state_of(&test, out)?;
+    // What a resume would say of the records, and the damaged lines, which a run says at its end.
     for warning in found.warnings(&config.name) {
+        crate::stderr_line!("{warning}");
+    }
+    for warning in found.damaged_warnings() {
         crate::stderr_line!("{warning}");
     }
     let report = state.report();
     let text = if json {
-        serde_json::to_string_pretty(&result_json(&test, &state, &report)).unwrap_or_default()
+        serde_json::to_string_pretty(&result_json(&test, &state, &report, &found))
+            .unwrap_or_default()
             + "\n"
     } else {
         format!("{}{}", report.text(), ending_words(&test, &report))

@@ -583,3 +583,46 @@ fn another_tests_records_under_the_same_name_are_ignored_said_once_and_left_in_p
     assert_ne!(own[0].seed, own[2].seed);
     assert_eq!(own[2].seed, own[3].seed);
 }
+
+/// `--status` says what a resume would: a record file's damaged lines are named in a warning and
+/// counted in the JSON, and they change nothing the test counts.
+#[test]
+fn the_status_of_a_test_says_its_damaged_lines() {
+    let dir = temp_dir("sprt_status_damaged");
+    let args = [
+        "builtin:greedy",
+        "builtin:random",
+        "--seed",
+        "1",
+        "--max-games",
+        "4",
+    ];
+    sprt(&dir, &args).run().assert_code(11);
+    let status = |json: bool| {
+        let command = multiversi("sprt").arg("--status").arg(&dir);
+        let run = if json { command.arg("--json") } else { command }.run();
+        run.assert_code(11);
+        run
+    };
+    let clean = status(true);
+    assert!(!clean.stderr().contains("damaged"), "{}", clean.stderr());
+    let before: serde_json::Value = serde_json::from_str(&clean.stdout()).unwrap();
+    assert_eq!(before["damaged_lines"], 0);
+    let records = dir.join("games.jsonl");
+    let mut text = std::fs::read_to_string(&records).unwrap();
+    text += "not a record\n{\"format\":\"multiversi-game\",\"ver";
+    std::fs::write(&records, &text).unwrap();
+    let warning = format!(
+        "{} holds 2 damaged line(s), which replay and standings skip",
+        records.display()
+    );
+    let damaged = status(true);
+    damaged.assert_stderr_has(&warning);
+    let after: serde_json::Value = serde_json::from_str(&damaged.stdout()).unwrap();
+    assert_eq!(after["damaged_lines"], 2);
+    assert_eq!(
+        (&after["llr"], &after["units"]),
+        (&before["llr"], &before["units"])
+    );
+    status(false).assert_stderr_has(&warning);
+}
