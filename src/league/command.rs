@@ -190,6 +190,37 @@ pub fn record_files(out: &Path) -> Result<Vec<PathBuf>> {
     Ok(files)
 }
 
+/// The first entry of a directory without `league.toml` that a league or a test did not leave
+/// there, quoted; None if there is none (a missing or empty directory, or one where a run
+/// stopped after taking its locks and before writing `league.toml`: its lock files and empty
+/// record files). A league writes its standings and a test `sprt.json` into its directory, so
+/// one started in another program's directory (a `standings --out`, say) would overwrite them.
+fn foreign_entry(out: &Path) -> Option<String> {
+    let entries = std::fs::read_dir(out).ok()?;
+    let mut names: Vec<String> = entries
+        .filter_map(|e| e.ok())
+        .filter(|e| {
+            let name = e.file_name().to_string_lossy().into_owned();
+            let lock = name == "run.lock"
+                || name
+                    .strip_prefix("run-of-")
+                    .and_then(|n| n.strip_suffix(".lock"))
+                    .is_some_and(|n| n.parse::<u32>().is_ok());
+            let empty_records = name.starts_with("games")
+                && name.ends_with(".jsonl")
+                && e.metadata().is_ok_and(|m| m.is_file() && m.len() == 0);
+            !(lock || empty_records)
+        })
+        .map(|e| format!("'{}'", e.file_name().to_string_lossy()))
+        .collect();
+    names.sort();
+    let first = names.first()?.clone();
+    Some(match names.len() {
+        1 => first,
+        n => format!("{first} and {} other entries", n - 1),
+    })
+}
+
 /// The names of the bots with a game of league `run` in the directory's record files; None when
 /// they cannot be read (then every bot counts as having games).
 fn bots_with_games(out: &Path, run: &str) -> Option<HashSet<String>> {
@@ -344,6 +375,28 @@ pub fn play_config(config: &LeagueConfig, place: &Place) -> Result<()> {
         Ok(text) => {
             let old = LeagueConfig::parse_copy(&text)
                 .map_err(|e| fail(exit::BAD_INPUT, format!("{}: damaged: {e}", copy.display())))?;
+            // A league's directory is no test's, and a test's no league's: either would
+            // overwrite the other's files, and the long list of every key that differs would
+            // hide that.
+            let kind = |c: &LeagueConfig| {
+                if c.format == "sprt" {
+                    "a sequential test"
+                } else {
+                    "a league"
+                }
+            };
+            if kind(&old) != kind(config) {
+                return Err(fail(
+                    exit::USAGE,
+                    format!(
+                        "{} holds {} ({}), not {}: give --out a new or empty directory",
+                        out.display(),
+                        kind(&old),
+                        old.name,
+                        kind(config)
+                    ),
+                ));
+            }
             // The records are read only if a bot's command, cwd or env changed.
             let played = std::cell::OnceCell::new();
             let has_games = |name: &str| {
@@ -374,7 +427,24 @@ pub fn play_config(config: &LeagueConfig, place: &Place) -> Result<()> {
                 ));
             }
         }
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            if let Some(other) = foreign_entry(&out) {
+                let what = if config.sprt.is_some() {
+                    "a sequential test"
+                } else {
+                    "a league"
+                };
+                return Err(fail(
+                    exit::USAGE,
+                    format!(
+                        "{} is not the directory of {what} (it has no league.toml) and is not \
+                         empty: it holds {other}, which {what} started there could overwrite. \
+                         Give --out a new or empty directory",
+                        out.display()
+                    ),
+                ));
+            }
+        }
         Err(e) => {
             return Err(fail(
                 exit::BAD_INPUT,

@@ -626,3 +626,72 @@ fn the_status_of_a_test_says_its_damaged_lines() {
     );
     status(false).assert_stderr_has(&warning);
 }
+
+/// A test is not started in a directory that holds something else, a standings folder or a
+/// league: it would overwrite their files. It exits 2 with what is there and leaves it as it
+/// was; a directory a test left before writing its config (its locks, an empty record file) is
+/// still its own. `league` refuses the same.
+#[test]
+fn a_directory_that_holds_something_else_is_refused_and_left_as_it_was() {
+    let dir = temp_dir("sprt_foreign_dir");
+    let standings = dir.join("standings");
+    std::fs::create_dir_all(&standings).unwrap();
+    std::fs::write(standings.join("standings.json"), "{\"mine\": 1}\n").unwrap();
+    let args = ["builtin:greedy", "builtin:random", "--max-games", "4"];
+    sprt(&standings, &args)
+        .run()
+        .assert_code(2)
+        .assert_stderr_has("is not the directory of a sequential test")
+        .assert_stderr_has("'standings.json'");
+    assert_eq!(
+        std::fs::read_to_string(standings.join("standings.json")).unwrap(),
+        "{\"mine\": 1}\n"
+    );
+    assert!(!standings.join("league.toml").exists());
+    // A league's directory is no test's.
+    let config = dir.join("league.toml");
+    std::fs::write(
+        &config,
+        "name = \"club\"\nseed = 1\nplayers = 3\n[[bot]]\nname = \"a\"\ncommand = \"builtin:random\"\n\
+         [[bot]]\nname = \"b\"\ncommand = \"builtin:random\"\n[[bot]]\nname = \"c\"\ncommand = \"builtin:greedy\"\n",
+    )
+    .unwrap();
+    let league_dir = dir.join("league");
+    multiversi("league")
+        .arg(&config)
+        .arg("--out")
+        .arg(&league_dir)
+        .run()
+        .assert_ok();
+    let held = std::fs::read(league_dir.join("games.jsonl")).unwrap();
+    sprt(&league_dir, &args)
+        .run()
+        .assert_code(2)
+        .assert_stderr_has("holds a league (club), not a sequential test");
+    assert_eq!(std::fs::read(league_dir.join("games.jsonl")).unwrap(), held);
+    // And the other way round, and a league into the standings folder.
+    let test_dir = dir.join("test");
+    sprt(&test_dir, &args).run().assert_code(11);
+    for (out, words) in [
+        (
+            &test_dir,
+            "holds a sequential test (greedy-vs-random), not a league",
+        ),
+        (&standings, "is not the directory of a league"),
+    ] {
+        multiversi("league")
+            .arg(&config)
+            .arg("--out")
+            .arg(out)
+            .run()
+            .assert_code(2)
+            .assert_stderr_has(words);
+    }
+    // What a test leaves before its config is written is its own: the test starts there.
+    let early = dir.join("early");
+    std::fs::create_dir_all(&early).unwrap();
+    std::fs::write(early.join("run.lock"), "").unwrap();
+    std::fs::write(early.join("games.jsonl"), "").unwrap();
+    sprt(&early, &args).run().assert_code(11);
+    assert!(early.join("league.toml").is_file());
+}
