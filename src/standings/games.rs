@@ -86,6 +86,10 @@ pub enum Added {
     /// The same record (see `fingerprint`) was already counted; it is not counted twice. Holds
     /// the number of the first copy.
     Duplicate(u32),
+    /// Another record holds the same place in the same schedule (the same run, index and seed:
+    /// one game of one schedule) with other contents; the first read counts, this one does not.
+    /// Holds the number of the first.
+    SamePlace(u32),
 }
 
 /// Every game read so far, boiled down as it is read: the bots' names, the deals, and the sums
@@ -110,6 +114,9 @@ pub struct Games {
     /// The fingerprint is kept as two halves: an entry of a `u64` beside a `u32` is padded to 16
     /// bytes, of three `u32`s it takes 12.
     seen: Option<HashMap<[u32; 2], u32>>,
+    /// Each scheduled game's place (`place_key`) and number, alongside `seen`: a game of a
+    /// schedule is played once, so a second record of one place is not a second game.
+    places: Option<HashMap<[u32; 2], u32>>,
     /// Run names (of the records' `schedule`), in order of first appearance.
     pub(crate) runs: Vec<String>,
     /// Per bot (like `names`), each distinct command it was recorded with and where that was
@@ -325,6 +332,17 @@ fn fingerprint(f: &Facts) -> u64 {
     h.finish()
 }
 
+/// A scheduled game's place as one key: its run, index and seed. Two leagues that share a name
+/// but not a seed have different games at one index (see `deal_index`), so the seed is part of
+/// the place.
+fn place_key(run: &str, index: u64, seed: Option<u64>) -> [u32; 2] {
+    use std::hash::{Hash, Hasher};
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    (run, index, seed).hash(&mut h);
+    let k = h.finish();
+    [k as u32, (k >> 32) as u32]
+}
+
 impl Default for Games {
     fn default() -> Games {
         Games::new()
@@ -343,6 +361,7 @@ impl Games {
 
     fn empty(seen: Option<HashMap<[u32; 2], u32>>, sums: super::aggregate::Sums) -> Games {
         Games {
+            places: seen.as_ref().map(|_| HashMap::new()),
             names: Vec::new(),
             deals: 0,
             count: 0,
@@ -412,6 +431,15 @@ impl Games {
             return Ok(Added::Duplicate(first));
         }
         let game = digest.game?;
+        let place_key = match (&self.places, &game.schedule) {
+            (Some(_), Some(s)) => Some(place_key(&s.run, s.index, game.seed)),
+            _ => None,
+        };
+        if let (Some(k), Some(places)) = (place_key, &self.places) {
+            if let Some(&first) = places.get(&k) {
+                return Ok(Added::SamePlace(first));
+            }
+        }
         let number = self.count + 1;
         let run =
             game.schedule
@@ -477,6 +505,9 @@ impl Games {
         }
         if let Some(seen) = &mut self.seen {
             seen.insert(key, number);
+        }
+        if let (Some(k), Some(places)) = (place_key, &mut self.places) {
+            places.insert(k, number);
         }
         Ok(Added::Counted(number))
     }

@@ -695,3 +695,53 @@ fn a_directory_that_holds_something_else_is_refused_and_left_as_it_was() {
     sprt(&early, &args).run().assert_code(11);
     assert!(early.join("league.toml").is_file());
 }
+
+/// A second record of one of the test's games with other contents (the same id and place, an
+/// edited result, say) is not counted: the first read counts, in the test and in `standings`
+/// alike, and both say so.
+#[test]
+fn a_second_record_of_a_game_with_other_contents_counts_nowhere() {
+    let dir = temp_dir("sprt_same_place");
+    let args = [
+        "builtin:greedy",
+        "builtin:random",
+        "--seed",
+        "1",
+        "--max-games",
+        "4",
+    ];
+    sprt(&dir, &args).run().assert_code(11);
+    let before = result(&dir);
+    let records = dir.join("games.jsonl");
+    let mut edited = read_records(&records)[0].clone();
+    edited.ranking.reverse();
+    edited.result = multiversi::rules::Outcome::Win {
+        winner: edited.ranking[0][0],
+    };
+    let mut text = std::fs::read_to_string(&records).unwrap();
+    text += &(serde_json::to_string(&edited).unwrap() + "\n");
+    std::fs::write(&records, &text).unwrap();
+    let status = multiversi("sprt")
+        .arg("--status")
+        .arg(&dir)
+        .arg("--json")
+        .run();
+    status.assert_code(11).assert_stderr_has(&format!(
+        "game {} is recorded twice with different contents",
+        edited.game
+    ));
+    let json: serde_json::Value = serde_json::from_str(&status.stdout()).unwrap();
+    assert_eq!(
+        (&json["llr"], &json["unit_counts"]),
+        (&before["llr"], &before["unit_counts"])
+    );
+    let standings = multiversi("standings").arg(&records).run();
+    standings
+        .assert_ok()
+        .assert_stderr_has("another record of the place of game");
+    assert!(
+        standings.stdout().contains("4 games in 2 deals"),
+        "{}",
+        standings.stdout()
+    );
+}
