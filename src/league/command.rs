@@ -192,8 +192,8 @@ pub fn record_files(out: &Path) -> Result<Vec<PathBuf>> {
 
 /// The first entry of a directory without `league.toml` that a league or a test did not leave
 /// there, quoted; None if there is none (a missing or empty directory, or one where a run
-/// stopped after taking its locks and before writing `league.toml`: its lock files and empty
-/// record files). A league writes its standings and a test `sprt.json` into its directory, so
+/// stopped, or another shard is, after taking its locks and before writing `league.toml`: its
+/// lock files, empty record files and the temporary file `league.toml` is written to). A league writes its standings and a test `sprt.json` into its directory, so
 /// one started in another program's directory (a `standings --out`, say) would overwrite them.
 fn foreign_entry(out: &Path) -> Option<String> {
     let entries = std::fs::read_dir(out).ok()?;
@@ -206,10 +206,12 @@ fn foreign_entry(out: &Path) -> Option<String> {
                     .strip_prefix("run-of-")
                     .and_then(|n| n.strip_suffix(".lock"))
                     .is_some_and(|n| n.parse::<u32>().is_ok());
+            // `league.toml` being written whole by a shard starting beside this one.
+            let copy_written = name.starts_with(".league.toml.tmp-");
             let empty_records = name.starts_with("games")
                 && name.ends_with(".jsonl")
                 && e.metadata().is_ok_and(|m| m.is_file() && m.len() == 0);
-            !(lock || empty_records)
+            !(lock || copy_written || empty_records)
         })
         .map(|e| format!("'{}'", e.file_name().to_string_lossy()))
         .collect();
@@ -429,6 +431,10 @@ pub fn play_config(config: &LeagueConfig, place: &Place) -> Result<()> {
         }
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
             if let Some(other) = foreign_entry(&out) {
+                // A shard started beside this one may have written it since.
+                if copy.exists() {
+                    return play_config(config, place);
+                }
                 let what = if config.sprt.is_some() {
                     "a sequential test"
                 } else {
