@@ -61,6 +61,58 @@ pub struct ScheduleRef {
     pub seating: u32,
 }
 
+/// A game as its run's own schedule has it at one index: what tells it from a game of another
+/// run that shares the run's name (started with another seed, or with other bots), which would
+/// otherwise pass for the game at that index (its id too is the same). Cheap to check, so that
+/// every reader that counts a run's games checks it: a resumed run's finished set and a
+/// sequential test's state must agree on which records are the run's, or a pair that one of
+/// them takes for played and the other refuses is never completed.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Scheduled {
+    pub deal: u64,
+    pub seating: u32,
+    /// The deal's seed, as the record's `seed` holds it.
+    pub seed: Option<u64>,
+    /// The bots' names, seat by seat.
+    pub names: Vec<String>,
+}
+
+/// A run's schedule, asked about one index at a time.
+pub trait Schedule: Send + Sync {
+    /// The game at `index`, or None when the schedule has no game there.
+    fn at(&self, index: u64) -> Option<Scheduled>;
+
+    /// Why a record of the run at `place`, with its `seed` and the names in its seats, is not
+    /// the schedule's game there; None when it is.
+    fn mismatch(&self, place: &ScheduleRef, seed: Option<u64>, names: &[&str]) -> Option<String> {
+        let Some(own) = self.at(place.index) else {
+            return Some(format!("the schedule has no game {}", place.index));
+        };
+        if (place.deal, place.seating) != (own.deal, own.seating) {
+            return Some(format!(
+                "game {} of the schedule is seating {} of deal {}, not seating {} of deal {}",
+                place.index, own.seating, own.deal, place.seating, place.deal
+            ));
+        }
+        if seed != own.seed {
+            let word = |s: Option<u64>| s.map_or("none".to_string(), |s| s.to_string());
+            return Some(format!(
+                "its seed is {}, the schedule's {}",
+                word(seed),
+                word(own.seed)
+            ));
+        }
+        if names.len() != own.names.len() || names.iter().zip(&own.names).any(|(a, b)| a != b) {
+            return Some(format!(
+                "its seats hold {}, the schedule's {}",
+                names.join(", "),
+                own.names.join(", ")
+            ));
+        }
+        None
+    }
+}
+
 /// Who sat where.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SeatRecord {

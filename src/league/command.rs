@@ -12,6 +12,7 @@ use super::schedule::{self, Deal, Shape};
 use crate::exit::{self, fail};
 use crate::files::write_atomically;
 use crate::protocol::TimeControl;
+use crate::record::{Schedule, Scheduled};
 use crate::referee::random_opening;
 use crate::rules::Rules;
 use crate::run::lineup::{bot_spec, set_logs};
@@ -21,7 +22,7 @@ use crate::run::setup as session;
 use crate::run::{BotSpec, DealPlan, GamePlan, LeftOut, Run, SilentBots};
 use anyhow::Result;
 use clap::Args;
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -189,14 +190,86 @@ pub fn record_files(out: &Path) -> Result<Vec<PathBuf>> {
     Ok(files)
 }
 
+/// The first entry of a directory without `league.toml` that a league or a test did not leave
+/// there, quoted; None if there is none (a missing or empty directory, or one where a run
+/// stopped, or another shard is, after taking its locks and before writing `league.toml`: its
+/// lock files, empty record files and the temporary file `league.toml` is written to). A league writes its standings and a test `sprt.json` into its directory, so
+/// one started in another program's directory (a `standings --out`, say) would overwrite them.
+fn foreign_entry(out: &Path) -> Option<String> {
+    let entries = std::fs::read_dir(out).ok()?;
+    let mut names: Vec<String> = entries
+        .filter_map(|e| e.ok())
+        .filter(|e| {
+            let name = e.file_name().to_string_lossy().into_owned();
+            let lock = name == "run.lock"
+                || name
+                    .strip_prefix("run-of-")
+                    .and_then(|n| n.strip_suffix(".lock"))
+                    .is_some_and(|n| n.parse::<u32>().is_ok());
+            // `league.toml` being written whole by a shard starting beside this one.
+            let copy_written = name.starts_with(".league.toml.tmp-");
+            let empty_records = name.starts_with("games")
+                && name.ends_with(".jsonl")
+                && e.metadata().is_ok_and(|m| m.is_file() && m.len() == 0);
+            !(lock || copy_written || empty_records)
+        })
+        .map(|e| format!("'{}'", e.file_name().to_string_lossy()))
+        .collect();
+    names.sort();
+    let first = names.first()?.clone();
+    Some(match names.len() {
+        1 => first,
+        n => format!("{first} and {} other entries", n - 1),
+    })
+}
+
 /// The names of the bots with a game of league `run` in the directory's record files; None when
 /// they cannot be read (then every bot counts as having games).
 fn bots_with_games(out: &Path, run: &str) -> Option<HashSet<String>> {
     let mut finished = Recorded::default();
     for file in record_files(out).ok()? {
-        records::finished(&file, run, &mut finished).ok()?;
+        // Unchecked: a bot named in any game of the run's name is taken to have games, so that
+        // a changed command is refused rather than missed.
+        records::finished(&file, run, None, &mut finished).ok()?;
     }
     Some(finished.bots)
+}
+
+/// A league's schedule as its records are checked against it (`Schedule`): the game at an
+/// index is seating `index` mod 24 of the deal numbered `index` / 24, with that deal's seed and
+/// its bots in that seating's order.
+struct LeagueSchedule<'a> {
+    config: &'a LeagueConfig,
+    deals: HashMap<u64, &'a Deal>,
+}
+
+impl<'a> LeagueSchedule<'a> {
+    fn new(config: &'a LeagueConfig, all: &'a [Deal]) -> LeagueSchedule<'a> {
+        LeagueSchedule {
+            config,
+            deals: all.iter().map(|d| (d.number, d)).collect(),
+        }
+    }
+}
+
+impl Schedule for LeagueSchedule<'_> {
+    fn at(&self, index: u64) -> Option<Scheduled> {
+        let deal = self.deals.get(&(index / schedule::SEATING_SPAN))?;
+        let s = (index % schedule::SEATING_SPAN) as u32;
+        if s >= deal.seatings() {
+            return None;
+        }
+        let names = seating(deal.bots.len(), s)
+            .into_iter()
+            .map(|i| self.config.bots[deal.bots[i]].name.clone())
+            .collect();
+        Some(Scheduled {
+            deal: deal.number,
+            seating: s,
+            seed: Some(deal.seed),
+            names,
+        })
+    }
 }
 
 /// Keeps the config a league directory was started with (`league.toml`), written whole.
@@ -304,6 +377,28 @@ pub fn play_config(config: &LeagueConfig, place: &Place) -> Result<()> {
         Ok(text) => {
             let old = LeagueConfig::parse_copy(&text)
                 .map_err(|e| fail(exit::BAD_INPUT, format!("{}: damaged: {e}", copy.display())))?;
+            // A league's directory is no test's, and a test's no league's: either would
+            // overwrite the other's files, and the long list of every key that differs would
+            // hide that.
+            let kind = |c: &LeagueConfig| {
+                if c.format == "sprt" {
+                    "a sequential test"
+                } else {
+                    "a league"
+                }
+            };
+            if kind(&old) != kind(config) {
+                return Err(fail(
+                    exit::USAGE,
+                    format!(
+                        "{} holds {} ({}), not {}: give --out a new or empty directory",
+                        out.display(),
+                        kind(&old),
+                        old.name,
+                        kind(config)
+                    ),
+                ));
+            }
             // The records are read only if a bot's command, cwd or env changed.
             let played = std::cell::OnceCell::new();
             let has_games = |name: &str| {
@@ -334,7 +429,28 @@ pub fn play_config(config: &LeagueConfig, place: &Place) -> Result<()> {
                 ));
             }
         }
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            if let Some(other) = foreign_entry(&out) {
+                // A shard started beside this one may have written it since.
+                if copy.exists() {
+                    return play_config(config, place);
+                }
+                let what = if config.sprt.is_some() {
+                    "a sequential test"
+                } else {
+                    "a league"
+                };
+                return Err(fail(
+                    exit::USAGE,
+                    format!(
+                        "{} is not the directory of {what} (it has no league.toml) and is not \
+                         empty: it holds {other}, which {what} started there could overwrite. \
+                         Give --out a new or empty directory",
+                        out.display()
+                    ),
+                ));
+            }
+        }
         Err(e) => {
             return Err(fail(
                 exit::BAD_INPUT,
@@ -428,14 +544,22 @@ pub fn play_config(config: &LeagueConfig, place: &Place) -> Result<()> {
             lock_records(&out, &out.join(records_name(shard)))?,
         ))
     };
+    // A record of the league's name that is not the schedule's game at its index (another
+    // league of the same name, with another seed or other bots, wrote it) does not make that
+    // game finished: it is said once a file, and the game is played.
+    let own = LeagueSchedule::new(config, &all);
     let mut finished = Recorded::default();
     for file in record_files(&out)? {
-        records::finished(&file, &config.name, &mut finished).map_err(|e| {
-            fail(
-                exit::BAD_INPUT,
-                format!("{}: cannot read: {e}", file.display()),
-            )
-        })?;
+        let ignored =
+            records::finished(&file, &config.name, Some(&own), &mut finished).map_err(|e| {
+                fail(
+                    exit::BAD_INPUT,
+                    format!("{}: cannot read: {e}", file.display()),
+                )
+            })?;
+        if let Some(warning) = ignored.warning(&file, &config.name, "this league's") {
+            crate::stderr_line!("{warning}");
+        }
     }
     let mut deals = Vec::new();
     let mut skipped = 0u64;

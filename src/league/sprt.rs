@@ -23,16 +23,17 @@ use super::command::{self as league, Place};
 use super::config::{LeagueConfig, SprtKeys};
 use crate::exit::{self, fail};
 use crate::files::write_atomically;
+use crate::record::{Schedule, Scheduled};
 use crate::referee::random_opening;
 use crate::reporters::faults::FaultMessages;
 use crate::reporters::progress::Progress;
 use crate::rng::Rng;
 use crate::rules::Rules;
 use crate::run::events::{Event, Flow, Sink};
-use crate::run::records::{self, Recorded};
+use crate::run::records::{self, Ignored, Recorded};
 use crate::run::seating::mix;
 use crate::run::{BotSpec, DealPlan, GameIds, GamePlan, IdNumber, LeftOut, Run, SilentBots};
-use crate::sprt::{Hypotheses, Report, Setup, SprtState, Verdict};
+use crate::sprt::{Hypotheses, RecordError, Report, Setup, SprtState, Verdict};
 use anyhow::Result;
 use std::collections::HashSet;
 use std::io::{Read, Seek, SeekFrom};
@@ -149,6 +150,36 @@ impl<'a> Test<'a> {
         }
     }
 
+    /// The game at schedule index `index` (seating `index` mod 2 of unit `index` / 2): what a
+    /// record of it must say (`Schedule`).
+    fn scheduled(&self, index: u64) -> Scheduled {
+        let (u, s) = (index / 2, (index % 2) as usize);
+        let unit = self.unit(u);
+        let tested = [&self.keys.candidate, &self.keys.baseline];
+        let names = (0..unit.players)
+            .map(|seat| {
+                if seat == unit.candidate_seat {
+                    tested[s].clone()
+                } else if seat == unit.baseline_seat {
+                    tested[1 - s].clone()
+                } else {
+                    unit.others[seat].map_or_else(String::new, |b| self.config.bots[b].name.clone())
+                }
+            })
+            .collect();
+        Scheduled {
+            deal: u,
+            seating: s as u32,
+            seed: Some(unit.seed),
+            names,
+        }
+    }
+
+    /// The test's schedule, for the state and the finished set to check records against.
+    pub fn schedule(&self) -> Arc<dyn Schedule> {
+        Arc::new(TestSchedule(self.config.clone()))
+    }
+
     /// How the games of unit u are named: `NAME-u00001-8x8-s0` and `-s1` for its two seatings.
     fn game_ids(&self, unit: &Unit) -> GameIds {
         GameIds {
@@ -206,17 +237,81 @@ impl<'a> Test<'a> {
     }
 }
 
-/// The test as the record files in `out` say it is: its state, and the records that did not fit
-/// (with the file they are in).
-pub fn state_of(test: &Test, out: &Path) -> Result<(SprtState, Vec<String>)> {
-    let mut state = SprtState::new(test.setup()).map_err(|e| fail(exit::USAGE, e.to_string()))?;
-    let mut problems = Vec::new();
+/// A test's schedule owning its config, so that the state and the claims can keep it.
+struct TestSchedule(LeagueConfig);
+
+impl Schedule for TestSchedule {
+    fn at(&self, index: u64) -> Option<Scheduled> {
+        Test::new(&self.0).map(|test| test.scheduled(index))
+    }
+}
+
+/// What reading a test's record files found beside its games.
+#[derive(Default)]
+pub struct Found {
+    /// Records of the test that did not fit (with the file they are in), one line each.
+    pub problems: Vec<String>,
+    /// Per file, the records of another test of the same name (`Ignored`).
+    pub ignored: Vec<(PathBuf, Ignored)>,
+    /// Per file, its damaged lines (not a readable record: cut off by a kill, or not a game).
+    pub damaged: Vec<(PathBuf, u64)>,
+}
+
+impl Found {
+    /// The warnings a reader of the directory prints: each record that did not fit, and once a
+    /// file its records of another test.
+    pub fn warnings(&self, run: &str) -> Vec<String> {
+        let mut out: Vec<String> = self
+            .problems
+            .iter()
+            .map(|p| format!("multiversi: warning: not counted: {p}"))
+            .collect();
+        out.extend(
+            self.ignored
+                .iter()
+                .filter_map(|(path, ignored)| ignored.warning(path, run, "this test's")),
+        );
+        out
+    }
+
+    /// One warning a file with damaged lines, as the end of a run says them.
+    pub fn damaged_warnings(&self) -> Vec<String> {
+        self.damaged
+            .iter()
+            .map(|(path, n)| {
+                format!(
+                    "multiversi: warning: {} holds {n} damaged line(s), which replay and \
+                     standings skip and the test does not count",
+                    path.display()
+                )
+            })
+            .collect()
+    }
+}
+
+/// The test as the record files in `out` say it is: its state, and what did not fit.
+pub fn state_of(test: &Test, out: &Path) -> Result<(SprtState, Found)> {
+    let mut state = SprtState::new(test.setup())
+        .map_err(|e| fail(exit::USAGE, e.to_string()))?
+        .with_schedule(test.schedule());
+    let mut found = Found::default();
     for file in league::record_files(out)? {
         let mut tail = Tail::new(file);
-        tail.read_into(&mut state, &mut problems)
+        tail.read_into(&mut state, &mut found.problems)
             .map_err(|e| fail(exit::BAD_INPUT, e))?;
+        if tail.ignored.records > 0 {
+            found
+                .ignored
+                .push((tail.path.clone(), tail.ignored.clone()));
+        }
+        // Read once, a line without its newline is one cut off by a kill (or, in a file
+        // another shard is writing, one that is being written: it is complete a moment later).
+        let damaged = tail.damaged + tail.unfinished as u64;
+        if damaged > 0 {
+            found.damaged.push((tail.path.clone(), damaged));
+        }
     }
-    Ok((state, problems))
+    Ok((state, found))
 }
 
 /// A record file read as it grows: the complete lines after what was read before. A line not
@@ -224,11 +319,24 @@ pub fn state_of(test: &Test, out: &Path) -> Result<(SprtState, Vec<String>)> {
 struct Tail {
     path: PathBuf,
     offset: u64,
+    /// Records of another test of the same name read so far, said once for the file.
+    ignored: Ignored,
+    /// Damaged lines read so far.
+    damaged: u64,
+    /// The file ended, at the last read, in a line without its newline: one being written, or
+    /// one cut off by a kill.
+    unfinished: bool,
 }
 
 impl Tail {
     fn new(path: PathBuf) -> Tail {
-        Tail { path, offset: 0 }
+        Tail {
+            path,
+            offset: 0,
+            ignored: Ignored::default(),
+            damaged: 0,
+            unfinished: false,
+        }
     }
 
     /// Adds the new complete records of the test's run to `state`; records that do not fit
@@ -247,7 +355,10 @@ impl Tail {
         file.seek(SeekFrom::Start(self.offset)).map_err(cannot)?;
         let mut bytes = Vec::new();
         file.read_to_end(&mut bytes).map_err(cannot)?;
-        let Some(end) = bytes.iter().rposition(|&b| b == b'\n') else {
+        let end = bytes.iter().rposition(|&b| b == b'\n');
+        let rest = end.map_or(&bytes[..], |end| &bytes[end + 1..]);
+        self.unfinished = !rest.iter().all(u8::is_ascii_whitespace);
+        let Some(end) = end else {
             return Ok(());
         };
         for line in bytes[..end].split(|&b| b == b'\n') {
@@ -256,6 +367,7 @@ impl Tail {
             }
             // A damaged line is no finished game; `replay` and `standings` report it.
             let Ok(record) = crate::replay::read::read_line(line) else {
+                self.damaged += 1;
                 continue;
             };
             let ours = record
@@ -263,8 +375,10 @@ impl Tail {
                 .as_ref()
                 .is_some_and(|s| s.run == state.setup().run);
             if ours {
-                if let Err(e) = state.add(&record) {
-                    problems.push(format!("{}: {e}", self.path.display()));
+                match state.add(&record) {
+                    Ok(_) => {}
+                    Err(RecordError::Foreign { game, why }) => self.ignored.add(&game, &why),
+                    Err(e) => problems.push(format!("{}: {e}", self.path.display())),
                 }
             }
         }
@@ -283,6 +397,8 @@ struct PairClaims {
     dir: PathBuf,
     out: PathBuf,
     run: String,
+    /// What the records of the run are checked against, as the test's state checks them.
+    schedule: Arc<dyn Schedule>,
     me: String,
     /// The schedule's unit of each deal of the run.
     units: Vec<u64>,
@@ -294,7 +410,13 @@ struct PairClaims {
 }
 
 impl PairClaims {
-    fn new(out: &Path, run: &str, me: String, units: Vec<u64>) -> Result<PairClaims> {
+    fn new(
+        out: &Path,
+        run: &str,
+        schedule: Arc<dyn Schedule>,
+        me: String,
+        units: Vec<u64>,
+    ) -> Result<PairClaims> {
         let dir = out.join("claims");
         std::fs::create_dir_all(&dir).map_err(|e| {
             fail(
@@ -306,6 +428,7 @@ impl PairClaims {
             dir,
             out: out.to_path_buf(),
             run: run.to_string(),
+            schedule,
             me,
             units,
             held: std::sync::Mutex::new(Vec::new()),
@@ -385,7 +508,7 @@ impl PairClaims {
             }
             let mut finished = Recorded::default();
             for f in league::record_files(&self.out).map_err(std::io::Error::other)? {
-                records::finished(&f, &self.run, &mut finished)?;
+                records::finished(&f, &self.run, Some(&*self.schedule), &mut finished)?;
             }
             recorded = [2 * unit, 2 * unit + 1]
                 .into_iter()
@@ -530,13 +653,27 @@ impl Watch {
             }
         }
         let mut problems = Vec::new();
+        let mut ignored = Vec::new();
         for tail in &mut self.others {
             if let Err(e) = tail.read_into(&mut self.state, &mut problems) {
                 problems.push(e);
             }
+            if tail.ignored.records > 0 {
+                ignored.push((tail.path.clone(), tail.ignored.clone()));
+            }
         }
         for p in problems {
             self.warn(p);
+        }
+        // Another test's records are said once a file, when they are first seen.
+        let run = self.state.setup().run.clone();
+        for (path, records) in ignored {
+            let Some(warning) = records.warning(&path, &run, "this test's") else {
+                continue;
+            };
+            if self.told.insert(format!("ignored {}", path.display())) {
+                crate::stderr_line!("{}{warning}", crate::reporters::progress::clear_progress());
+            }
         }
     }
 
@@ -622,10 +759,13 @@ pub fn run(
         ));
     }
     let out = place.out;
-    let (state, problems) = state_of(&test, out)?;
+    let (state, found) = state_of(&test, out)?;
+    let schedule = test.schedule();
     let mut finished = Recorded::default();
     for file in league::record_files(out)? {
-        records::finished(&file, &config.name, &mut finished).map_err(|e| {
+        // The records `state_of` ignored as another test's are ignored here too (and said
+        // once, by it), so that no pair is taken for played that the test does not count.
+        records::finished(&file, &config.name, Some(&*schedule), &mut finished).map_err(|e| {
             fail(
                 exit::BAD_INPUT,
                 format!("{}: cannot read: {e}", file.display()),
@@ -693,8 +833,8 @@ pub fn run(
     crate::run::lineup::set_logs(&mut bots, &logs, false)?;
     let record_path = out.join(league::records_name(place.shard));
     let record = crate::run::setup::open_records(&record_path, "test records")?;
-    for p in &problems {
-        crate::stderr_line!("multiversi: warning: not counted: {p}");
+    for warning in found.warnings(&config.name) {
+        crate::stderr_line!("{warning}");
     }
     let h = test.hypotheses();
     crate::stderr_line!(
@@ -745,6 +885,7 @@ pub fn run(
         claims: Some(Box::new(PairClaims::new(
             out,
             &config.name,
+            schedule,
             match place.shard {
                 Some((i, n)) => format!("{i}/{n}"),
                 None => "whole".into(),
@@ -759,7 +900,18 @@ pub fn run(
         own: record_path.clone(),
         out: out.to_path_buf(),
         last_poll: Instant::now() - Duration::from_secs(2),
-        told: HashSet::new(),
+        // What the start said is not said again when the other shards' files are read anew.
+        told: found
+            .problems
+            .iter()
+            .cloned()
+            .chain(
+                found
+                    .ignored
+                    .iter()
+                    .map(|(path, _)| format!("ignored {}", path.display())),
+            )
+            .collect(),
         announced: decided,
     };
     watch.poll(true);
@@ -785,9 +937,9 @@ pub fn run(
         crate::run::ending::conclude(&run, &summary, "test")
     };
     // The end says what the files say, whatever this run saw.
-    let (state, _) = state_of(&test, out)?;
+    let (state, found) = state_of(&test, out)?;
     league::write_standings(out);
-    let written = write_results(&test, &state, out);
+    let written = write_results(&test, &state, &found, out);
     let report = state.report();
     league::print_stdout(&format!(
         "\n{}{}",
@@ -849,9 +1001,9 @@ fn verdict_code(test: &Test, report: &Report) -> Result<()> {
 }
 
 /// `sprt.json` and `sprt.html` beside the records, each written whole or not at all.
-fn write_results(test: &Test, state: &SprtState, out: &Path) -> Result<()> {
+fn write_results(test: &Test, state: &SprtState, found: &Found, out: &Path) -> Result<()> {
     let report = state.report();
-    let json = result_json(test, state, &report);
+    let json = result_json(test, state, &report, found);
     let text = serde_json::to_string_pretty(&json).unwrap_or_default() + "\n";
     for (name, content) in [
         ("sprt.json", text),
@@ -867,7 +1019,12 @@ fn write_results(test: &Test, state: &SprtState, out: &Path) -> Result<()> {
 }
 
 /// The test's result as `protocol/SPRT.md` documents it.
-pub fn result_json(test: &Test, state: &SprtState, report: &Report) -> serde_json::Value {
+pub fn result_json(
+    test: &Test,
+    state: &SprtState,
+    report: &Report,
+    found: &Found,
+) -> serde_json::Value {
     let field = |r: &crate::sprt::FieldResult| {
         serde_json::json!({
             "games": r.games,
@@ -905,6 +1062,8 @@ pub fn result_json(test: &Test, state: &SprtState, report: &Report) -> serde_jso
         "baseline_field": field(&report.baseline_field),
         "waiting_games": report.waiting_games,
         "after_decision": report.after_decision,
+        "damaged_lines": found.damaged.iter().map(|(_, n)| n).sum::<u64>(),
+        "ignored_records": found.ignored.iter().map(|(_, i)| i.records).sum::<u64>(),
         "history": state.history(),
     })
 }
@@ -935,13 +1094,18 @@ pub fn status(out: &Path, json: bool) -> Result<()> {
             ),
         )
     })?;
-    let (state, problems) = state_of(&test, out)?;
-    for p in &problems {
-        crate::stderr_line!("multiversi: warning: not counted: {p}");
+    let (state, found) = state_of(&test, out)?;
+    // What a resume would say of the records, and the damaged lines, which a run says at its end.
+    for warning in found.warnings(&config.name) {
+        crate::stderr_line!("{warning}");
+    }
+    for warning in found.damaged_warnings() {
+        crate::stderr_line!("{warning}");
     }
     let report = state.report();
     let text = if json {
-        serde_json::to_string_pretty(&result_json(&test, &state, &report)).unwrap_or_default()
+        serde_json::to_string_pretty(&result_json(&test, &state, &report, &found))
+            .unwrap_or_default()
             + "\n"
     } else {
         format!("{}{}", report.text(), ending_words(&test, &report))

@@ -7,7 +7,7 @@
 //! them. A game's line is serialised by the worker that played it (`Line::of`), so that the
 //! writer does nothing but write.
 
-use crate::record::{GameRecord, ScheduleRef, FORMAT};
+use crate::record::{GameRecord, Schedule, ScheduleRef, FORMAT};
 use std::collections::HashSet;
 use std::fs::File;
 use std::io::{BufRead, Read, Seek, SeekFrom, Write};
@@ -186,10 +186,14 @@ struct Format {
 }
 
 /// Only the parts of a record the runner reads back: where the game sits, how long it took,
-/// who played.
+/// who played, and what tells it from another run's game of the same name (its seed).
 #[derive(serde::Deserialize)]
 struct Placed {
     schedule: Option<ScheduleRef>,
+    #[serde(default)]
+    game: String,
+    #[serde(default)]
+    seed: Option<u64>,
     #[serde(default)]
     duration_ms: u64,
     #[serde(default)]
@@ -212,13 +216,53 @@ pub struct Recorded {
     pub bots: HashSet<String>,
 }
 
+/// The records of a file that bear the run's name but are not games of its schedule (another
+/// run of the same name wrote them): ignored, and left as they are.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Ignored {
+    pub records: u64,
+    /// The first of them, and why it is not the schedule's game.
+    pub first: Option<(String, String)>,
+}
+
+impl Ignored {
+    pub fn add(&mut self, game: &str, why: &str) {
+        self.records += 1;
+        if self.first.is_none() {
+            self.first = Some((game.to_string(), why.to_string()));
+        }
+    }
+
+    /// The warning, one for a file however many records it ignores: how many, the first and
+    /// why, and what becomes of them. `whose` is the reader: "this test's", "this league's".
+    pub fn warning(&self, path: &Path, run: &str, whose: &str) -> Option<String> {
+        let (game, why) = self.first.as_ref()?;
+        Some(format!(
+            "multiversi: warning: {}: {} record(s) of run '{run}' are not games of {whose} \
+             schedule (the first, game {game}: {why}): another run of that name wrote them. They \
+             are ignored: not counted, the schedule's own games in their places are played, and \
+             the file is left as it is",
+            path.display(),
+            self.records,
+        ))
+    }
+}
+
 /// Adds the games of run `run` recorded in `path` (a missing file holds none). A damaged line
 /// (cut off by a kill) is not a finished game and is skipped: that game is played again. A
-/// game recorded twice (which the runner never does) counts once.
-pub fn finished(path: &Path, run: &str, into: &mut Recorded) -> std::io::Result<()> {
+/// game recorded twice (which the runner never does) counts once, the first. With `schedule`,
+/// a record of the run that is not the schedule's game at its index (`Schedule::mismatch`) is
+/// not a finished game either: it is returned among the ignored ones, and its index is played.
+pub fn finished(
+    path: &Path,
+    run: &str,
+    schedule: Option<&dyn Schedule>,
+    into: &mut Recorded,
+) -> std::io::Result<Ignored> {
+    let mut ignored = Ignored::default();
     let file = match File::open(path) {
         Ok(f) => f,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(ignored),
         Err(e) => return Err(e),
     };
     let mut reader = std::io::BufReader::new(file);
@@ -226,15 +270,27 @@ pub fn finished(path: &Path, run: &str, into: &mut Recorded) -> std::io::Result<
     loop {
         buf.clear();
         if reader.read_until(b'\n', &mut buf)? == 0 {
-            return Ok(());
+            return Ok(ignored);
         }
         if let Ok(Placed {
             schedule: Some(place),
+            game,
+            seed,
             duration_ms,
             seats,
         }) = serde_json::from_slice::<Placed>(&buf)
         {
-            if place.run == run && into.indices.insert(place.index) {
+            if place.run != run {
+                continue;
+            }
+            if let Some(schedule) = schedule {
+                let names: Vec<&str> = seats.iter().map(|s| s.name.as_str()).collect();
+                if let Some(why) = schedule.mismatch(&place, seed, &names) {
+                    ignored.add(&game, &why);
+                    continue;
+                }
+            }
+            if into.indices.insert(place.index) {
                 into.total_ms += duration_ms;
                 into.bots.extend(seats.into_iter().map(|s| s.name));
             }
@@ -259,6 +315,73 @@ mod tests {
         std::fs::write(&path, format!("{game}\nnot a record\n[1]\n{cut}\n{game}\n")).unwrap();
         let file = RecordFile::open(&path).unwrap();
         assert_eq!((file.games(), file.damaged()), (2, 3));
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    /// A schedule of deals of two seatings, bots "a" and "b" exchanged, deal d seeded with d.
+    struct Pairs;
+
+    impl Schedule for Pairs {
+        fn at(&self, index: u64) -> Option<crate::record::Scheduled> {
+            let names = if index % 2 == 0 {
+                ["a", "b"]
+            } else {
+                ["b", "a"]
+            };
+            Some(crate::record::Scheduled {
+                deal: index / 2,
+                seating: (index % 2) as u32,
+                seed: Some(index / 2),
+                names: names.iter().map(|n| n.to_string()).collect(),
+            })
+        }
+    }
+
+    #[test]
+    fn a_record_that_is_not_the_schedules_game_at_its_index_is_not_finished() {
+        let dir = std::env::temp_dir().join(format!("multiversi-finished-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("games.jsonl");
+        let line = |game: &str, run: &str, index: u64, deal: u64, seed: u64, names: [&str; 2]| {
+            format!(
+                "{{\"format\":\"multiversi-game\",\"game\":\"{game}\",\"seed\":{seed},\
+                 \"seats\":[{{\"name\":\"{}\"}},{{\"name\":\"{}\"}}],\"schedule\":\
+                 {{\"run\":\"{run}\",\"index\":{index},\"deal\":{deal},\"seating\":{}}}}}\n",
+                names[0],
+                names[1],
+                index % 2
+            )
+        };
+        let text = [
+            line("own", "t", 0, 0, 0, ["a", "b"]),
+            line("seed", "t", 1, 0, 7, ["b", "a"]),
+            line("bots", "t", 2, 1, 1, ["a", "c"]),
+            line("deal", "t", 3, 0, 1, ["b", "a"]),
+            line("other-run", "u", 4, 2, 9, ["x", "y"]),
+            line("own-too", "t", 5, 2, 2, ["b", "a"]),
+        ]
+        .concat();
+        std::fs::write(&path, text).unwrap();
+        let mut unchecked = Recorded::default();
+        let none = finished(&path, "t", None, &mut unchecked).unwrap();
+        assert_eq!(none, Ignored::default());
+        assert_eq!(unchecked.indices, HashSet::from([0, 1, 2, 3, 5]));
+        let mut checked = Recorded::default();
+        let ignored = finished(&path, "t", Some(&Pairs), &mut checked).unwrap();
+        assert_eq!(checked.indices, HashSet::from([0, 5]));
+        assert_eq!(ignored.records, 3);
+        assert_eq!(
+            ignored.first,
+            Some((
+                "seed".to_string(),
+                "its seed is 7, the schedule's 0".to_string()
+            ))
+        );
+        let warning = ignored.warning(&path, "t", "this test's").unwrap();
+        assert!(
+            warning.contains("3 record(s) of run 't' are not games of this test's"),
+            "{warning}"
+        );
         let _ = std::fs::remove_dir_all(&dir);
     }
 }

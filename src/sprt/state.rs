@@ -22,10 +22,11 @@
 use super::estimate::EloEstimate;
 use super::gsprt::{Bounds, Hypotheses, Verdict};
 use super::units::{head_to_head, UnitCounts};
-use crate::record::GameRecord;
+use crate::record::{GameRecord, Schedule};
 use crate::rules::{Rules, Seat, Square};
 use std::collections::BTreeMap;
 use std::fmt;
+use std::sync::Arc;
 
 /// The most games a unit may hold: a deal of 4 bots has 4! = 24 seatings.
 pub const MAX_GAMES_PER_UNIT: u32 = 24;
@@ -91,6 +92,9 @@ pub enum RecordError {
     },
     /// Its seats are not numbered 0 to k − 1, or its ranking does not list each of them once.
     Seats { game: String, why: &'static str },
+    /// It bears the test's name but is not the game the test's schedule has at its index
+    /// (another test of the same name, with another seed or other bots, wrote it).
+    Foreign { game: String, why: String },
     /// Another game already holds its place in the schedule.
     Conflict {
         game: String,
@@ -133,6 +137,21 @@ impl fmt::Display for RecordError {
                 games_per_unit - 1
             ),
             RecordError::Seats { game, why } => write!(f, "game {game}: {why}"),
+            RecordError::Foreign { game, why } => write!(
+                f,
+                "game {game} is not a game of this test's schedule ({why}): another test of \
+                 the same name wrote it"
+            ),
+            RecordError::Conflict {
+                game,
+                other,
+                unit,
+                seating,
+            } if game == other => write!(
+                f,
+                "game {game} is recorded twice with different contents (seating {seating} of \
+                 unit {unit}): the first read counts"
+            ),
             RecordError::Conflict {
                 game,
                 other,
@@ -140,7 +159,8 @@ impl fmt::Display for RecordError {
                 seating,
             } => write!(
                 f,
-                "game {game} and game {other} are both seating {seating} of unit {unit}"
+                "game {game} and game {other} are both seating {seating} of unit {unit}: the \
+                 first read, game {other}, counts"
             ),
             RecordError::NotTwins { game, other, why } => {
                 write!(
@@ -175,6 +195,8 @@ struct Board {
 #[derive(Clone, Debug)]
 struct Game {
     id: String,
+    /// What tells two records of one id apart (`fingerprint`).
+    fingerprint: u64,
     /// The candidate's half points against the baseline.
     half_points: u32,
     candidate_seat: Seat,
@@ -276,8 +298,8 @@ pub struct SprtState {
     waiting: BTreeMap<u64, Vec<Option<Game>>>,
     /// The first unit not counted (all before it are).
     next_unit: u64,
-    /// The ids of the counted games: seating s of unit u at u·g + s.
-    counted_ids: Vec<String>,
+    /// The ids and fingerprints of the counted games: seating s of unit u at u·g + s.
+    counted_ids: Vec<(String, u64)>,
     counts: UnitCounts,
     llr: f64,
     candidate: Tally,
@@ -288,6 +310,28 @@ pub struct SprtState {
     after_decision: u64,
     /// The test after each counted unit, for plotting it over the games.
     history: Vec<Point>,
+    /// The schedule each record is checked against (`with_schedule`).
+    schedule: Option<Checked>,
+}
+
+/// A front-end's schedule, for `SprtState::with_schedule`.
+#[derive(Clone)]
+struct Checked(Arc<dyn Schedule>);
+
+impl fmt::Debug for Checked {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("Checked(schedule)")
+    }
+}
+
+/// What tells two records of one game id apart: a hash of the whole record. The same record
+/// read twice has the same; another game written under the same id (a record edited, or another
+/// run's) does not, however its results compare.
+fn fingerprint(record: &GameRecord) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    serde_json::to_vec(record).unwrap_or_default().hash(&mut h);
+    h.finish()
 }
 
 /// The test's state after one counted unit.
@@ -324,7 +368,17 @@ impl SprtState {
             decision: None,
             after_decision: 0,
             history: Vec::new(),
+            schedule: None,
         })
+    }
+
+    /// The test that takes only the games of its front-end's schedule: a record that bears the
+    /// test's name but is not the schedule's game at its index (`Schedule::mismatch`: another
+    /// seed, other bots) is refused (`RecordError::Foreign`), as the front-end's finished set
+    /// refuses it, so that the two agree on what is played.
+    pub fn with_schedule(mut self, schedule: Arc<dyn Schedule>) -> SprtState {
+        self.schedule = Some(Checked(schedule));
+        self
     }
 
     /// The test of these records, in any order, with the records that did not fit.
@@ -367,17 +421,28 @@ impl SprtState {
                 games_per_unit: g,
             });
         }
+        if let Some(Checked(own)) = &self.schedule {
+            let names: Vec<&str> = record.seats.iter().map(|s| s.name.as_str()).collect();
+            if let Some(why) = own.mismatch(schedule, record.seed, &names) {
+                return Err(RecordError::Foreign {
+                    game: game_id(),
+                    why,
+                });
+            }
+        }
         let (unit, slot) = (schedule.deal, schedule.seating as usize);
         let held = if unit < self.next_unit {
-            self.counted_ids.get((unit * g as u64) as usize + slot)
+            self.counted_ids
+                .get((unit * g as u64) as usize + slot)
+                .map(|(id, f)| (id, *f))
         } else {
             self.waiting
                 .get(&unit)
                 .and_then(|games| games[slot].as_ref())
-                .map(|game| &game.id)
+                .map(|game| (&game.id, game.fingerprint))
         };
-        if let Some(held) = held {
-            if *held == record.game {
+        if let Some((held, held_fingerprint)) = held {
+            if *held == record.game && held_fingerprint == fingerprint(record) {
                 return Ok(Added::Duplicate);
             }
             return Err(RecordError::Conflict {
@@ -502,6 +567,7 @@ impl SprtState {
             .collect();
         Ok(Game {
             id,
+            fingerprint: fingerprint(record),
             half_points,
             candidate_seat,
             baseline_seat,
@@ -526,7 +592,8 @@ impl SprtState {
             };
             self.next_unit += 1;
             let games: Vec<Game> = games.into_iter().flatten().collect();
-            self.counted_ids.extend(games.iter().map(|g| g.id.clone()));
+            self.counted_ids
+                .extend(games.iter().map(|g| (g.id.clone(), g.fingerprint)));
             if self.decision.is_some() {
                 self.after_decision += 1;
                 continue;
@@ -709,7 +776,17 @@ impl Report {
             field(&self.candidate, &self.candidate_field),
             field(&self.baseline, &self.baseline_field)
         );
-        if self.waiting_units > 0 {
+        if self.waiting_units > 0 && self.verdict != Verdict::Continue {
+            // The decision stands: these games will never count.
+            out += &format!(
+                "{} game(s) of {} {} played beyond the decision, never counted (an incomplete \
+                 {one}, or one after an incomplete {one})\n",
+                self.waiting_games,
+                self.waiting_units,
+                units(self.waiting_units),
+                one = units(1)
+            );
+        } else if self.waiting_units > 0 {
             out += &format!(
                 "waiting: {} game(s) of {} {} not counted yet (incomplete, or after an incomplete one)\n",
                 self.waiting_games,

@@ -207,11 +207,35 @@ fn a_game_read_twice_counts_once_and_a_second_game_in_its_place_is_refused() {
     assert_eq!(
         e.to_string(),
         format!(
-            "game another and game {} are both seating 0 of unit 0",
+            "game another and game {0} are both seating 0 of unit 0: the first read, game {0}, \
+             counts",
+            a.game
+        )
+    );
+    // The same id with other contents (another result) is no copy of the game: it is refused,
+    // and said to be a second record of the game, of which the first counts.
+    let mut edited = a.clone();
+    edited.ranking.reverse();
+    let e = state.add(&edited).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        format!(
+            "game {} is recorded twice with different contents (seating 0 of unit 0): the \
+             first read counts",
             a.game
         )
     );
     state.add(&b).unwrap();
+    let mut edited_b = b.clone();
+    edited_b.duration_ms += 1;
+    assert!(matches!(
+        state.add(&edited_b),
+        Err(RecordError::Conflict {
+            unit: 0,
+            seating: 1,
+            ..
+        })
+    ));
     // Counted units still know their games.
     assert_eq!(state.add(&b), Ok(Added::Duplicate));
     let mut late = b.clone();
@@ -381,6 +405,19 @@ fn the_first_crossing_decides_and_later_units_change_nothing() {
         .text()
         .contains("5 pairs completed after the decision, not counted"));
     assert!(after.text().contains("H1 accepted"));
+    // A game whose twin was never played once the test had decided: it will never count, and
+    // the report says so rather than that it waits.
+    let [lone, _] = pair(unit + 6, 4);
+    state.add(&lone).unwrap();
+    let text = state.report().text();
+    assert!(
+        text.contains(
+            "1 game(s) of 1 pair played beyond the decision, never counted (an incomplete \
+             pair, or one after an incomplete pair)"
+        ),
+        "{text}"
+    );
+    assert!(!text.contains("not counted yet"), "{text}");
 }
 
 #[test]
@@ -484,4 +521,55 @@ fn a_disqualified_candidate_loses_to_the_baseline() {
     let (state, errors) = SprtState::from_records(setup(2), [&g1, &g2]).unwrap();
     assert!(errors.is_empty());
     assert_eq!(state.report().counts.counts(), &[0, 1, 0, 0, 0]);
+}
+
+/// The schedule `pair` draws from: unit u at indices 24u and 24u + 1, seeded with u, "new",
+/// "old" and "field" in seating 0 and the two tested bots exchanged in seating 1.
+struct Pairs;
+
+impl crate::record::Schedule for Pairs {
+    fn at(&self, index: u64) -> Option<crate::record::Scheduled> {
+        let (unit, seating) = (index / 24, (index % 24) as u32);
+        let names = match seating {
+            0 => ["new", "old", "field"],
+            1 => ["old", "new", "field"],
+            _ => return None,
+        };
+        Some(crate::record::Scheduled {
+            deal: unit,
+            seating,
+            seed: Some(unit),
+            names: names.iter().map(|n| n.to_string()).collect(),
+        })
+    }
+}
+
+#[test]
+fn a_game_that_is_not_the_schedules_at_its_index_is_refused_as_another_tests() {
+    let mut state = SprtState::new(setup(2))
+        .unwrap()
+        .with_schedule(std::sync::Arc::new(Pairs));
+    let [a, b] = pair(0, 4);
+    // Another test's game under the same name: another seed, or other bots.
+    let mut seeded = a.clone();
+    seeded.seed = Some(99);
+    match state.add(&seeded) {
+        Err(RecordError::Foreign { why, .. }) => {
+            assert_eq!(why, "its seed is 99, the schedule's 0")
+        }
+        other => panic!("{other:?}"),
+    }
+    let mut field = b.clone();
+    field.seats[2].name = "someone".into();
+    assert!(matches!(
+        state.add(&field),
+        Err(RecordError::Foreign { .. })
+    ));
+    // Neither holds a place: the test's own games are counted as if they had not been read.
+    assert_eq!(state.add(&a), Ok(Added::New));
+    assert_eq!(state.add(&b), Ok(Added::New));
+    assert_eq!(state.report().counts.units(), 1);
+    // Unchecked, the same record is taken in (the pure function of records has no schedule).
+    let mut unchecked = SprtState::new(setup(2)).unwrap();
+    assert_eq!(unchecked.add(&seeded), Ok(Added::New));
 }

@@ -135,6 +135,23 @@ pub fn from_files(
             read.duplicates.len()
         );
     }
+    // A game of a schedule is played once: a second record of its place (its run, index and
+    // seed) with other contents is not a second game (an edited record, or a run's records
+    // copied into another's), and the first read counts, as a league or a test counts it.
+    for (source, first) in read.same_place.iter().take(SHOWN) {
+        crate::stderr_line!(
+            "multiversi: warning: {source}: another record of the place of game {first} in its \
+             schedule (the same run, index and seed) with other contents: the first read \
+             counts, this one does not"
+        );
+    }
+    if read.same_place.len() > SHOWN {
+        crate::stderr_line!(
+            "multiversi: warning: {} records in all held the place of a game read before, and \
+             were not counted",
+            read.same_place.len()
+        );
+    }
     for clash in read.games.name_clashes() {
         crate::stderr_line!("multiversi: warning: {}", clash_text(&clash));
     }
@@ -148,6 +165,7 @@ pub fn from_files(
     let mut standings = compute_owned(read.games, options).map_err(|e| fail(exit::USAGE, e))?;
     standings.damaged_lines = read.damaged.len();
     standings.duplicates = read.duplicates.len();
+    standings.same_place = read.same_place.len();
     if let Some(out) = out {
         write_reports(out.dir, &standings, out.viewer.then_some(VIEWER_FILE))?;
     }

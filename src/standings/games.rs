@@ -86,12 +86,16 @@ pub enum Added {
     /// The same record (see `fingerprint`) was already counted; it is not counted twice. Holds
     /// the number of the first copy.
     Duplicate(u32),
+    /// Another record holds the same place in the same schedule (the same run, index and seed:
+    /// one game of one schedule) with other contents; the first read counts, this one does not.
+    /// Holds the number of the first.
+    SamePlace(u32),
 }
 
 /// Every game read so far, boiled down as it is read: the bots' names, the deals, and the sums
 /// the standings are computed from (`aggregate::Sums`), so that memory grows with the bots and
 /// the deals, not with the games. What still grows with the games is small and said where it is
-/// kept: a fingerprint per game for the duplicates (`seen`), and for the online rating, which
+/// kept: a key per game for the duplicates and the second records of one place (`seen`), and for the online rating, which
 /// depends on the order of the games, a few bytes per game (`Sums::online`).
 #[derive(Clone, Debug)]
 pub struct Games {
@@ -105,11 +109,14 @@ pub struct Games {
     /// Deals by run, deal id and seed: two leagues that share a name but not a seed have the
     /// same run and deal ids for different deals.
     deal_index: HashMap<(u32, u64, Option<u64>), u32>,
-    /// Each game's fingerprint and number, for the duplicates; None for a run's own table, whose
-    /// games come from the referee, once each.
-    /// The fingerprint is kept as two halves: an entry of a `u64` beside a `u32` is padded to 16
-    /// bytes, of three `u32`s it takes 12.
-    seen: Option<HashMap<[u32; 2], u32>>,
+    /// Each game by its key, with its number and the low half of its fingerprint, for the
+    /// duplicates and the second records of one place; None for a run's own table, whose games
+    /// come from the referee, once each. A game of a schedule is keyed by its place
+    /// (`place_key`): it is played once, so a second record of the place is a copy of it (the
+    /// same fingerprint) or not a game of the schedule (another one). A game without a schedule
+    /// is keyed by its fingerprint. Keys and values are kept as halves: an entry of a `u64`
+    /// beside a `u32` is padded to 16 bytes, of three `u32`s it takes 12, of four 16.
+    seen: Option<HashMap<[u32; 2], [u32; 2]>>,
     /// Run names (of the records' `schedule`), in order of first appearance.
     pub(crate) runs: Vec<String>,
     /// Per bot (like `names`), each distinct command it was recorded with and where that was
@@ -325,6 +332,17 @@ fn fingerprint(f: &Facts) -> u64 {
     h.finish()
 }
 
+/// A scheduled game's place as one key: its run, index and seed. Two leagues that share a name
+/// but not a seed have different games at one index (see `deal_index`), so the seed is part of
+/// the place.
+fn place_key(run: &str, index: u64, seed: Option<u64>) -> [u32; 2] {
+    use std::hash::{Hash, Hasher};
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    (run, index, seed).hash(&mut h);
+    let k = h.finish();
+    [k as u32, (k >> 32) as u32]
+}
+
 impl Default for Games {
     fn default() -> Games {
         Games::new()
@@ -341,7 +359,7 @@ impl Games {
         )
     }
 
-    fn empty(seen: Option<HashMap<[u32; 2], u32>>, sums: super::aggregate::Sums) -> Games {
+    fn empty(seen: Option<HashMap<[u32; 2], [u32; 2]>>, sums: super::aggregate::Sums) -> Games {
         Games {
             names: Vec::new(),
             deals: 0,
@@ -407,9 +425,24 @@ impl Games {
         digest: Digest,
         origin: impl Fn(&str) -> String,
     ) -> Result<Added, String> {
-        let key = [digest.fingerprint as u32, (digest.fingerprint >> 32) as u32];
-        if let Some(&first) = self.seen.as_ref().and_then(|seen| seen.get(&key)) {
-            return Ok(Added::Duplicate(first));
+        let fingerprint = [digest.fingerprint as u32, (digest.fingerprint >> 32) as u32];
+        let placed = digest
+            .game
+            .as_ref()
+            .ok()
+            .filter(|_| self.seen.is_some())
+            .and_then(|g| {
+                g.schedule
+                    .as_ref()
+                    .map(|s| place_key(&s.run, s.index, g.seed))
+            });
+        let key = placed.unwrap_or(fingerprint);
+        if let Some(&[first, check]) = self.seen.as_ref().and_then(|seen| seen.get(&key)) {
+            return Ok(if placed.is_none() || check == fingerprint[0] {
+                Added::Duplicate(first)
+            } else {
+                Added::SamePlace(first)
+            });
         }
         let game = digest.game?;
         let number = self.count + 1;
@@ -476,7 +509,7 @@ impl Games {
             self.games.push(game);
         }
         if let Some(seen) = &mut self.seen {
-            seen.insert(key, number);
+            seen.insert(key, [number, fingerprint[0]]);
         }
         Ok(Added::Counted(number))
     }

@@ -50,6 +50,9 @@ pub struct Read {
     pub damaged: Vec<Damaged>,
     /// Lines holding a game already counted from an earlier line, with the first copy's number.
     pub duplicates: Vec<(Source, u32)>,
+    /// Lines holding another game in the place of one already counted (`Added::SamePlace`),
+    /// with the first's number: not counted.
+    pub same_place: Vec<(Source, u32)>,
 }
 
 /// Reads the files in order. A file that cannot be opened or read is an error (exit 3) naming
@@ -266,6 +269,7 @@ fn read_in_order<W: Write>(
         },
         damaged: Vec::new(),
         duplicates: Vec::new(),
+        same_place: Vec::new(),
     };
     let mut chunks = Chunks {
         paths,
@@ -329,6 +333,7 @@ fn read_in_order<W: Write>(
                     }
                 }
                 Ok((_, Added::Duplicate(first))) => read.duplicates.push((source, first)),
+                Ok((_, Added::SamePlace(first))) => read.same_place.push((source, first)),
                 Err(message) => {
                     let damaged = Damaged { source, message };
                     if strict {
@@ -431,6 +436,7 @@ mod tests {
                 match added {
                     Ok(Added::Counted(_)) => {}
                     Ok(Added::Duplicate(first)) => duplicates.push((at, first)),
+                    Ok(Added::SamePlace(_)) => panic!("{at}: no two games share a place here"),
                     Err(message) => damaged.push((at, message)),
                 }
             }

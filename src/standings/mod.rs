@@ -120,6 +120,8 @@ pub struct Standings {
     pub damaged_lines: usize,
     /// Games read twice and counted once (set by the reader).
     pub duplicates: usize,
+    /// Records not counted because a game read before holds their place in their schedule.
+    pub same_place: usize,
     pub options: Options,
     /// Bootstrap replicates actually drawn (0 with fewer than two deals).
     pub replicates: u32,
@@ -266,6 +268,7 @@ fn assemble(
         deals: parts.deals,
         damaged_lines: 0,
         duplicates: 0,
+        same_place: 0,
         options: options.clone(),
         replicates: fitted.replicates,
         bots,

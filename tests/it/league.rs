@@ -884,3 +884,60 @@ fn a_league_with_fewer_deals_than_workers_says_how_many_games_it_plays_at_once()
     run.assert_ok()
         .assert_stderr_has(", each on a CPU of its own; records in ");
 }
+
+/// Records of another league of the same name (another seed) in a league's directory are not
+/// its games: a resume plays the games they stand in the place of, says once how many records
+/// it ignored and why, and leaves every line of the file as it was.
+#[test]
+fn another_leagues_records_under_the_same_name_do_not_make_its_games_finished() {
+    let dir = temp_dir("league-foreign");
+    let config = league_config(&dir, 4, "");
+    let other_config = dir.join("other.toml");
+    let text = std::fs::read_to_string(&config).unwrap();
+    std::fs::write(&other_config, text.replace("seed = 5", "seed = 6")).unwrap();
+    let (out, other) = (dir.join("out"), dir.join("other"));
+    let o = out.to_str().unwrap();
+    league(&[config.to_str().unwrap(), "--out", o]).assert_ok();
+    league(&[
+        other_config.to_str().unwrap(),
+        "--out",
+        other.to_str().unwrap(),
+    ])
+    .assert_ok();
+    // Half of its games, then all of the other league's.
+    let records = out.join("games.jsonl");
+    let own = std::fs::read_to_string(&records).unwrap();
+    let mut kept: String = own.lines().take(12).map(|l| format!("{l}\n")).collect();
+    kept += &std::fs::read_to_string(other.join("games.jsonl")).unwrap();
+    std::fs::write(&records, &kept).unwrap();
+    let again = league(&[config.to_str().unwrap(), "--out", o]);
+    again.assert_ok().assert_stderr_has("12 game(s) to play");
+    let warning = "24 record(s) of run 't' are not games of this league's schedule";
+    assert_eq!(
+        again.stderr().matches(warning).count(),
+        1,
+        "{}",
+        again.stderr()
+    );
+    again.assert_stderr_has("its seed is");
+    let now = std::fs::read_to_string(&records).unwrap();
+    assert!(
+        now.starts_with(&kept),
+        "the lines the file held are left as they were"
+    );
+    // Its own games are all in the file now, each with its own seed: the 12 kept, then the 12
+    // played again.
+    let seeded = |text: &str| -> HashSet<(u64, Option<u64>)> {
+        text.lines()
+            .map(|l| serde_json::from_str::<multiversi::record::GameRecord>(l).unwrap())
+            .map(|r| (r.schedule.unwrap().index, r.seed))
+            .collect()
+    };
+    let played: String = now
+        .lines()
+        .take(12)
+        .chain(now[kept.len()..].lines())
+        .map(|l| format!("{l}\n"))
+        .collect();
+    assert_eq!(seeded(&played), seeded(&own));
+}

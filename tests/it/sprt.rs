@@ -510,3 +510,238 @@ fn a_pair_left_by_a_killed_shard_is_taken_over_by_a_running_one() {
         (Some("undecided"), Some(150), Some(0))
     );
 }
+
+/// Records of another test under the same name (another seed) appended to a test's records are
+/// not its games: `--status` and a resume count what they counted before, a resume plays the
+/// pairs those records stand in the place of, a warning says so once a file, and the file keeps
+/// every line it held, the other test's too.
+#[test]
+fn another_tests_records_under_the_same_name_are_ignored_said_once_and_left_in_place() {
+    let (dir, other) = (temp_dir("sprt_foreign"), temp_dir("sprt_foreign_other"));
+    let args = |seed: &'static str, cap: &'static str| {
+        [
+            "builtin:greedy",
+            "builtin:random",
+            "--seed",
+            seed,
+            "--max-games",
+            cap,
+        ]
+    };
+    sprt(&dir, &args("1", "10")).run().assert_code(11);
+    let before = result(&dir);
+    assert_eq!(before["units"], 5);
+    sprt(&other, &args("2", "12")).run().assert_code(11);
+    let records = dir.join("games.jsonl");
+    let mut both = std::fs::read(&records).unwrap();
+    both.extend(std::fs::read(other.join("games.jsonl")).unwrap());
+    std::fs::write(&records, &both).unwrap();
+    let warning = "12 record(s) of run 'greedy-vs-random' are not games of this test's schedule";
+
+    let status = multiversi("sprt")
+        .arg("--status")
+        .arg(&dir)
+        .arg("--json")
+        .run();
+    status.assert_code(11);
+    let json: serde_json::Value = serde_json::from_str(&status.stdout()).unwrap();
+    assert_eq!(
+        (&json["units"], &json["llr"], &json["waiting_games"]),
+        (&before["units"], &before["llr"], &before["waiting_games"])
+    );
+    assert_eq!(
+        status.stderr().matches(warning).count(),
+        1,
+        "{}",
+        status.stderr()
+    );
+    status.assert_stderr_has("its seed is");
+
+    // The resume plays its own sixth pair, which the other test's records do not stand for.
+    let resumed = sprt(&dir, &args("1", "12")).run();
+    resumed
+        .assert_code(11)
+        .assert_stderr_has("up to 2 game(s) to play");
+    assert_eq!(
+        resumed.stderr().matches(warning).count(),
+        1,
+        "{}",
+        resumed.stderr()
+    );
+    assert_eq!(result(&dir)["units"], 6);
+    let now = std::fs::read(&records).unwrap();
+    assert!(
+        now.starts_with(&both),
+        "the lines the file held are left as they were"
+    );
+    let own: Vec<GameRecord> = read_records(&records)
+        .into_iter()
+        .filter(|r| r.schedule.as_ref().is_some_and(|s| s.index >= 10))
+        .collect();
+    // Its own pair 6, after the other test's (whose seed differs).
+    assert_eq!(own.len(), 4);
+    assert_ne!(own[0].seed, own[2].seed);
+    assert_eq!(own[2].seed, own[3].seed);
+}
+
+/// `--status` says what a resume would: a record file's damaged lines are named in a warning and
+/// counted in the JSON, and they change nothing the test counts.
+#[test]
+fn the_status_of_a_test_says_its_damaged_lines() {
+    let dir = temp_dir("sprt_status_damaged");
+    let args = [
+        "builtin:greedy",
+        "builtin:random",
+        "--seed",
+        "1",
+        "--max-games",
+        "4",
+    ];
+    sprt(&dir, &args).run().assert_code(11);
+    let status = |json: bool| {
+        let command = multiversi("sprt").arg("--status").arg(&dir);
+        let run = if json { command.arg("--json") } else { command }.run();
+        run.assert_code(11);
+        run
+    };
+    let clean = status(true);
+    assert!(!clean.stderr().contains("damaged"), "{}", clean.stderr());
+    let before: serde_json::Value = serde_json::from_str(&clean.stdout()).unwrap();
+    assert_eq!(before["damaged_lines"], 0);
+    let records = dir.join("games.jsonl");
+    let mut text = std::fs::read_to_string(&records).unwrap();
+    text += "not a record\n{\"format\":\"multiversi-game\",\"ver";
+    std::fs::write(&records, &text).unwrap();
+    let warning = format!(
+        "{} holds 2 damaged line(s), which replay and standings skip",
+        records.display()
+    );
+    let damaged = status(true);
+    damaged.assert_stderr_has(&warning);
+    let after: serde_json::Value = serde_json::from_str(&damaged.stdout()).unwrap();
+    assert_eq!(after["damaged_lines"], 2);
+    assert_eq!(
+        (&after["llr"], &after["units"]),
+        (&before["llr"], &before["units"])
+    );
+    status(false).assert_stderr_has(&warning);
+}
+
+/// A test is not started in a directory that holds something else, a standings folder or a
+/// league: it would overwrite their files. It exits 2 with what is there and leaves it as it
+/// was; a directory a test left before writing its config (its locks, an empty record file) is
+/// still its own. `league` refuses the same.
+#[test]
+fn a_directory_that_holds_something_else_is_refused_and_left_as_it_was() {
+    let dir = temp_dir("sprt_foreign_dir");
+    let standings = dir.join("standings");
+    std::fs::create_dir_all(&standings).unwrap();
+    std::fs::write(standings.join("standings.json"), "{\"mine\": 1}\n").unwrap();
+    let args = ["builtin:greedy", "builtin:random", "--max-games", "4"];
+    sprt(&standings, &args)
+        .run()
+        .assert_code(2)
+        .assert_stderr_has("is not the directory of a sequential test")
+        .assert_stderr_has("'standings.json'");
+    assert_eq!(
+        std::fs::read_to_string(standings.join("standings.json")).unwrap(),
+        "{\"mine\": 1}\n"
+    );
+    assert!(!standings.join("league.toml").exists());
+    // A league's directory is no test's.
+    let config = dir.join("league.toml");
+    std::fs::write(
+        &config,
+        "name = \"club\"\nseed = 1\nplayers = 3\n[[bot]]\nname = \"a\"\ncommand = \"builtin:random\"\n\
+         [[bot]]\nname = \"b\"\ncommand = \"builtin:random\"\n[[bot]]\nname = \"c\"\ncommand = \"builtin:greedy\"\n",
+    )
+    .unwrap();
+    let league_dir = dir.join("league");
+    multiversi("league")
+        .arg(&config)
+        .arg("--out")
+        .arg(&league_dir)
+        .run()
+        .assert_ok();
+    let held = std::fs::read(league_dir.join("games.jsonl")).unwrap();
+    sprt(&league_dir, &args)
+        .run()
+        .assert_code(2)
+        .assert_stderr_has("holds a league (club), not a sequential test");
+    assert_eq!(std::fs::read(league_dir.join("games.jsonl")).unwrap(), held);
+    // And the other way round, and a league into the standings folder.
+    let test_dir = dir.join("test");
+    sprt(&test_dir, &args).run().assert_code(11);
+    for (out, words) in [
+        (
+            &test_dir,
+            "holds a sequential test (greedy-vs-random), not a league",
+        ),
+        (&standings, "is not the directory of a league"),
+    ] {
+        multiversi("league")
+            .arg(&config)
+            .arg("--out")
+            .arg(out)
+            .run()
+            .assert_code(2)
+            .assert_stderr_has(words);
+    }
+    // What a test leaves before its config is written is its own: the test starts there.
+    let early = dir.join("early");
+    std::fs::create_dir_all(&early).unwrap();
+    std::fs::write(early.join("run.lock"), "").unwrap();
+    std::fs::write(early.join("games.jsonl"), "").unwrap();
+    sprt(&early, &args).run().assert_code(11);
+    assert!(early.join("league.toml").is_file());
+}
+
+/// A second record of one of the test's games with other contents (the same id and place, an
+/// edited result, say) is not counted: the first read counts, in the test and in `standings`
+/// alike, and both say so.
+#[test]
+fn a_second_record_of_a_game_with_other_contents_counts_nowhere() {
+    let dir = temp_dir("sprt_same_place");
+    let args = [
+        "builtin:greedy",
+        "builtin:random",
+        "--seed",
+        "1",
+        "--max-games",
+        "4",
+    ];
+    sprt(&dir, &args).run().assert_code(11);
+    let before = result(&dir);
+    let records = dir.join("games.jsonl");
+    let mut edited = read_records(&records)[0].clone();
+    edited.ranking.reverse();
+    edited.result = multiversi::rules::Outcome::Win {
+        winner: edited.ranking[0][0],
+    };
+    let mut text = std::fs::read_to_string(&records).unwrap();
+    text += &(serde_json::to_string(&edited).unwrap() + "\n");
+    std::fs::write(&records, &text).unwrap();
+    let status = multiversi("sprt")
+        .arg("--status")
+        .arg(&dir)
+        .arg("--json")
+        .run();
+    status.assert_code(11).assert_stderr_has(&format!(
+        "game {} is recorded twice with different contents",
+        edited.game
+    ));
+    let json: serde_json::Value = serde_json::from_str(&status.stdout()).unwrap();
+    assert_eq!(
+        (&json["llr"], &json["unit_counts"]),
+        (&before["llr"], &before["unit_counts"])
+    );
+    let standings = multiversi("standings").arg(&records).run();
+    standings
+        .assert_ok()
+        .assert_stderr_has("another record of the place of game");
+    assert!(
+        standings.stdout().contains("4 games in 2 deals"),
+        "{}",
+        standings.stdout()
+    );
+}

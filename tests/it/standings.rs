@@ -614,3 +614,63 @@ fn one_name_for_two_commands_is_counted_as_one_bot_with_a_warning() {
         out.stderr()
     );
 }
+
+/// A game of a schedule is played once: a second record of its place (the same run, index and
+/// seed) with other contents is not counted, and a warning names it and the game that counts,
+/// the first read; a game at the same index of a run of the same name but another seed (another
+/// league under the same name) is another game, and counts.
+#[test]
+fn a_second_record_of_one_place_in_a_schedule_is_not_counted() {
+    let dir = temp_dir("standings_same_place");
+    let mut records = samples::sample_games();
+    for (i, r) in records.iter_mut().enumerate() {
+        r.schedule = Some(multiversi::record::ScheduleRef {
+            run: "club".into(),
+            index: i as u64,
+            deal: i as u64,
+            seating: 0,
+        });
+        r.seed = Some(7);
+    }
+    let mut edited = records[1].clone();
+    edited.duration_ms += 1;
+    edited.game = "club-edited".into();
+    let mut other_seed = records[1].clone();
+    other_seed.seed = Some(8);
+    other_seed.duration_ms += 2;
+    let file = dir.join("games.jsonl");
+    let mut all = records.clone();
+    all.extend([edited, other_seed]);
+    samples::write(&file, &all);
+    let out_dir = dir.join("out");
+    let run = multiversi("standings")
+        .arg(&file)
+        .arg("--out")
+        .arg(&out_dir)
+        .arg("--strict")
+        .run();
+    run.assert_ok().assert_stderr_has(&format!(
+        "{}:6: another record of the place of game 2 in its schedule (the same run, index and \
+         seed) with other contents: the first read counts, this one does not",
+        file.display()
+    ));
+    assert!(!run.stderr().contains(":7:"), "{}", run.stderr());
+    let json: Value =
+        serde_json::from_str(&std::fs::read_to_string(out_dir.join("standings.json")).unwrap())
+            .unwrap();
+    assert_eq!(json["games"], records.len() + 1);
+    assert_eq!(json["same_place"], 1);
+    assert_eq!(json["duplicates"], 0);
+    // Without such records the file has no such field, as before.
+    samples::write(&file, &records);
+    multiversi("standings")
+        .arg(&file)
+        .arg("--out")
+        .arg(&out_dir)
+        .run()
+        .assert_ok();
+    let json: Value =
+        serde_json::from_str(&std::fs::read_to_string(out_dir.join("standings.json")).unwrap())
+            .unwrap();
+    assert!(json.get("same_place").is_none(), "{json}");
+}

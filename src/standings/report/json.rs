@@ -12,6 +12,10 @@ pub const FORMAT: &str = "multiversi-standings";
 /// Its version.
 pub const VERSION: u32 = 1;
 
+fn is_zero(n: &usize) -> bool {
+    *n == 0
+}
+
 #[derive(Serialize)]
 struct Json<'a> {
     format: &'static str,
@@ -20,6 +24,9 @@ struct Json<'a> {
     deals: usize,
     damaged_lines: usize,
     duplicates: usize,
+    /// Absent when 0, so that the file of records without any is as it was.
+    #[serde(skip_serializing_if = "is_zero")]
+    same_place: usize,
     rating: RatingJson<'a>,
     bots: Vec<BotJson<'a>>,
     seats: Vec<SeatJson>,
@@ -170,6 +177,7 @@ pub fn json(s: &Standings) -> String {
         deals: s.deals,
         damaged_lines: s.damaged_lines,
         duplicates: s.duplicates,
+        same_place: s.same_place,
         rating: RatingJson {
             model: "plackett-luce",
             scale: "elo: 400 * log10(strength)",

@@ -260,6 +260,14 @@ pub fn summary_line(s: &Standings) -> String {
         let n = s.duplicates;
         let _ = write!(line, "; {n} game{} read twice, counted once", plural(n));
     }
+    if s.same_place > 0 {
+        let n = s.same_place;
+        let _ = write!(
+            line,
+            "; {n} record{} in the place of a game read before, not counted",
+            plural(n)
+        );
+    }
     line
 }
 #[cfg(test)]
