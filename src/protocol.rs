@@ -5,7 +5,7 @@
 //! *name*; whether that square is a legal move is the rules' business (`Position::play`), so a
 //! bad line (malformed) and a bad move (illegal) are different faults with different reasons.
 
-use crate::record::FaultKind;
+use crate::record::{FaultKind, MoveRecord};
 use crate::rules::{Colour, MoveKind, Outcome, Rules, Seat, Square};
 use serde::{Deserialize, Serialize};
 
@@ -112,8 +112,12 @@ pub struct TurnView<'a> {
     pub game: &'a str,
     pub ply: u32,
     pub seat: Seat,
-    pub rows: &'a [String],
-    pub moves: &'a [(u32, Seat, Square)],
+    /// The board's squares row by row, `side` to a row (`Position::cells_into`): the rows are
+    /// written from these, with no string per row.
+    pub cells: &'a [u8],
+    pub side: usize,
+    /// The moves this seat has not been told of, as recorded: their ply, seat and square go out.
+    pub moves: &'a [MoveRecord],
     pub legal: &'a [Square],
     pub kind: MoveKind,
     pub time_ms: u64,
@@ -155,37 +159,36 @@ impl TurnView<'_> {
     pub fn write_line(&self, line: &mut Vec<u8>) {
         line.clear();
         line.extend_from_slice(b"{\"type\":\"turn\",\"game\":");
-        // The game id is the referee's own text, but escape it properly all the same.
-        line.extend_from_slice(
-            serde_json::to_string(self.game)
-                .unwrap_or_else(|_| "\"\"".into())
-                .as_bytes(),
-        );
+        // The game id is the referee's own text, but escape it properly all the same, straight
+        // into the line (writing a string into a Vec cannot fail).
+        let _ = serde_json::to_writer(&mut *line, self.game);
         line.extend_from_slice(b",\"ply\":");
         push_number(line, self.ply as u64);
         line.extend_from_slice(b",\"seat\":");
         push_number(line, self.seat as u64);
         line.extend_from_slice(b",\"rows\":[");
-        for (i, row) in self.rows.iter().enumerate() {
-            if i > 0 {
-                line.push(b',');
+        if self.side > 0 {
+            for (i, row) in self.cells.chunks(self.side).enumerate() {
+                if i > 0 {
+                    line.push(b',');
+                }
+                // Rows hold only the board letters `BWRGN.#-`: nothing to escape.
+                line.push(b'"');
+                line.extend_from_slice(row);
+                line.push(b'"');
             }
-            // Rows hold only the board letters `BWRGN.#-`: nothing to escape.
-            line.push(b'"');
-            line.extend_from_slice(row.as_bytes());
-            line.push(b'"');
         }
         line.extend_from_slice(b"],\"moves\":[");
-        for (i, &(ply, seat, square)) in self.moves.iter().enumerate() {
+        for (i, m) in self.moves.iter().enumerate() {
             if i > 0 {
                 line.push(b',');
             }
             line.extend_from_slice(b"{\"ply\":");
-            push_number(line, ply as u64);
+            push_number(line, m.ply as u64);
             line.extend_from_slice(b",\"seat\":");
-            push_number(line, seat as u64);
+            push_number(line, m.seat as u64);
             line.extend_from_slice(b",\"square\":");
-            push_square(line, square);
+            push_square(line, m.square);
             line.push(b'}');
         }
         line.extend_from_slice(b"],\"legal\":[");
@@ -525,6 +528,16 @@ mod tests {
     fn the_hand_written_turn_is_what_serde_writes() {
         let sq = |s: &str| s.parse::<Square>().unwrap();
         let rows: Vec<String> = vec!["..#".into(), "-BN".into()];
+        let cells = rows.concat().into_bytes();
+        let moved = |ply, seat, square| MoveRecord {
+            ply,
+            seat,
+            square,
+            kind: MoveKind::Flipping,
+            flips: vec![sq("b2")],
+            ms: 1.5,
+        };
+        let moves = [moved(121, 0, sq("j10")), moved(122, 1, sq("a1"))];
         for (kind, clocks, last_move_ms) in [
             (MoveKind::Flipping, vec![None, None, None], None),
             (
@@ -539,8 +552,9 @@ mod tests {
                 game: "g-\"1\"\u{e9}",
                 ply: 123,
                 seat: 2,
-                rows: &rows,
-                moves: &[(121, 0, sq("j10")), (122, 1, sq("a1"))],
+                cells: &cells,
+                side: 3,
+                moves: &moves,
                 legal: &[sq("c4"), sq("f10")],
                 kind,
                 time_ms: 1000,
@@ -558,7 +572,11 @@ mod tests {
                 moves: view
                     .moves
                     .iter()
-                    .map(|&(ply, seat, square)| WireMove { ply, seat, square })
+                    .map(|m| WireMove {
+                        ply: m.ply,
+                        seat: m.seat,
+                        square: m.square,
+                    })
                     .collect(),
                 legal: view.legal.to_vec(),
                 kind,
@@ -578,7 +596,8 @@ mod tests {
             game: "g",
             ply: 0,
             seat: 0,
-            rows: &[],
+            cells: &[],
+            side: 0,
             moves: &[],
             legal: &[],
             kind: MoveKind::Flipping,
@@ -589,6 +608,121 @@ mod tests {
         }
         .write_line(&mut empty);
         assert!(serde_json::from_slice::<ToBot>(&empty).is_ok());
+    }
+
+    /// The turn lines of real positions, byte for byte as the referee sent them in games played
+    /// (the game id aside): rows with discs of every colour, the neutral disc, blocked and
+    /// off-board squares, a seat out, on every board. Built here as the referee builds them.
+    #[test]
+    fn turn_lines_of_real_positions_are_pinned() {
+        use crate::rules::{BoardKind, Position};
+        /// Players, board, anti, blocked squares, the moves played, the seat put out and at
+        /// which ply, the previous move's time, and the line sent.
+        type Game = (u32, BoardKind, bool, &'static str, &'static str);
+        type Case = (Game, Option<(u32, Seat)>, f64, &'static str);
+        let cases: [Case; 4] = [
+            (
+                (
+                    3,
+                    BoardKind::Octagon,
+                    false,
+                    "",
+                    "g7 f7 f4 e7 d7 d6 c5 d5 c7",
+                ),
+                None,
+                0.025,
+                r##"{"type":"turn","game":"g","ply":9,"seat":0,"rows":["--......--","-........-","..........",".....R....","..BWRW....","...RWW....","..RWBBB...","..........","-........-","--......--"],"moves":[{"ply":7,"seat":1,"square":"d5"},{"ply":8,"seat":2,"square":"c7"}],"legal":["f3","c4","d4","e4","g5","b7"],"kind":"flipping","time_ms":1000,"clocks_ms":[null,null,null],"out":[],"last_move_ms":0.025}"##,
+            ),
+            (
+                (
+                    4,
+                    BoardKind::Ten,
+                    true,
+                    "",
+                    "g5 d7 d6 e7 e8 f9 h4 c8 c7 e4 d4 g4 d8 b7 e9 c6 i3 d9 b9 a10",
+                ),
+                None,
+                0.046,
+                r##"{"type":"turn","game":"g","ply":20,"seat":0,"rows":["..........","..........","........B.","...RW.GB..","....RGB...","..GBGB....",".WGGB.....","..GWR.....",".G.WWW....","G........."],"moves":[{"ply":17,"seat":1,"square":"d9"},{"ply":18,"seat":2,"square":"b9"},{"ply":19,"seat":3,"square":"a10"}],"legal":["c3","e3","g3","f4","d5","b6","a7","b8","c9","d10","e10"],"kind":"flipping","time_ms":1000,"clocks_ms":[null,null,null,null],"out":[],"last_move_ms":0.046}"##,
+            ),
+            (
+                (
+                    4,
+                    BoardKind::Eight,
+                    false,
+                    "a1,c3,h3,f6,a8",
+                    "f4 g5 c5 h6 d6 e3 f5 d2 e2 d3 f3 b5 c4 g3 g6 d7 d8 c7 d1 f2 b6 b8 e1 h4 c6 f1 \
+                     g2 e8 h1 a6 e6",
+                ),
+                None,
+                0.021,
+                r##"{"type":"turn","game":"g","ply":31,"seat":3,"rows":["#..RRW.B","...GWRB.","..#WRBG#","..WGRW.G",".WBBRRG.","WWWWR#RG","..WG....","#W.BG..."],"moves":[{"ply":28,"seat":0,"square":"h1"},{"ply":29,"seat":1,"square":"a6"},{"ply":30,"seat":2,"square":"e6"}],"legal":["g1","h2","a4","b4","g4","a5","a7","b7","g7","c8"],"kind":"flipping","time_ms":1000,"clocks_ms":[null,null,null,null],"out":[],"last_move_ms":0.021}"##,
+            ),
+            (
+                (
+                    4,
+                    BoardKind::Eight,
+                    false,
+                    "",
+                    "f6 c6 g7 f4 f5 c3 f7 f3 e7 c4 g5 c5 d8 e3 g4 h7 b3",
+                ),
+                Some((2, 2)),
+                0.027,
+                r##"{"type":"turn","game":"g","ply":17,"seat":3,"rows":["........","........",".WG.WW..","..WGGGG.","..GWWWW.","..W..B..","....BBBB","...B...."],"moves":[{"ply":15,"seat":0,"square":"h7"},{"ply":16,"seat":1,"square":"b3"}],"legal":["d2","e2","f2","g2","a3","b4","h5","d6","e6","g6","h6","b7","c7","f8","h8"],"kind":"flipping","time_ms":1000,"clocks_ms":[null,null,null,null],"out":[2],"last_move_ms":0.027}"##,
+            ),
+        ];
+        for ((players, board, anti, blocked, moves), out, last_move_ms, expected) in cases {
+            let blocked = crate::rules::parse_square_list(blocked).unwrap();
+            let rules = Rules::with_blocked(players, board, anti, blocked).unwrap();
+            let mut position = Position::new(rules);
+            let mut played: Vec<MoveRecord> = Vec::new();
+            for square in moves.split_whitespace() {
+                if let Some((ply, seat)) = out {
+                    if position.ply() == ply {
+                        position.remove_seat(seat);
+                    }
+                }
+                let ply = position.ply();
+                let m = position.play(square.parse().unwrap()).unwrap();
+                played.push(MoveRecord {
+                    ply,
+                    seat: m.seat,
+                    square: m.square,
+                    kind: m.kind,
+                    flips: m.flips,
+                    ms: 0.5,
+                });
+            }
+            let seat = position.to_move();
+            // What this seat has not been told of: the moves since its own last one.
+            let seen = played
+                .iter()
+                .rposition(|m| m.seat == seat)
+                .map_or(0, |i| i + 1);
+            let mut cells = Vec::new();
+            position.cells_into(&mut cells);
+            let mut legal = Vec::new();
+            let kind = position.legal_moves_into(&mut legal);
+            let n = players as usize;
+            let out: Vec<Seat> = out.map(|(_, seat)| seat).into_iter().collect();
+            let mut line = Vec::new();
+            TurnView {
+                game: "g",
+                ply: position.ply(),
+                seat,
+                cells: &cells,
+                side: position.rules().side() as usize,
+                moves: &played[seen..],
+                legal: &legal,
+                kind,
+                time_ms: 1000,
+                clocks_ms: &vec![None; n],
+                out: &out,
+                last_move_ms: Some(last_move_ms),
+            }
+            .write_line(&mut line);
+            assert_eq!(String::from_utf8(line).unwrap(), format!("{expected}\n"));
+        }
     }
 
     #[test]

@@ -361,10 +361,20 @@ impl Position {
 
     /// The legal moves in board order and their kind; empty once the game is over.
     pub fn legal_moves(&self) -> (Vec<Square>, MoveKind) {
+        let mut moves = Vec::new();
+        let kind = self.legal_moves_into(&mut moves);
+        (moves, kind)
+    }
+
+    /// `legal_moves` written over `out`: the referee keeps one list for a whole game rather
+    /// than allocating one every turn.
+    pub fn legal_moves_into(&self, out: &mut Vec<Square>) -> MoveKind {
         let side = self.rules.side();
+        out.clear();
         with_board!(&self.core, b => {
             let (moves, kind) = b.legal_moves();
-            (squares_of(moves, side), kind)
+            out.extend(moves.iter().map(|i| Square::from_index(i, side)));
+            kind
         })
     }
 
@@ -386,33 +396,41 @@ impl Position {
     }
 
     /// The board as one string per row, top row first, in the characters of `Cell::letter`.
-    /// Read straight from the bitboards: the referee sends this with every turn, and going
-    /// through `cell` square by square cost more than the rest of a move's work together.
     pub fn rows(&self) -> Vec<String> {
+        let side = self.rules.side() as usize;
+        let mut cells = Vec::with_capacity(side * side);
+        self.cells_into(&mut cells);
+        cells
+            .chunks(side.max(1))
+            // Only ASCII letters from `cells_into`'s table.
+            .map(|row| String::from_utf8(row.to_vec()).unwrap_or_default())
+            .collect()
+    }
+
+    /// The board's squares row by row, top row first, `side` to a row, in the characters of
+    /// `Cell::letter`, written over `out`: `rows` without a string per row. Read straight from
+    /// the bitboards: the referee sends this with every turn, and going through `cell` square
+    /// by square cost more than the rest of a move's work together.
+    pub fn cells_into(&self, out: &mut Vec<u8>) {
         let n = self.rules.side();
         let letters: [u8; 5] = [b'B', b'W', b'R', b'G', b'N'];
+        out.clear();
         with_board!(&self.core, b => {
-            (0..n)
-                .map(|row| {
-                    let bytes: Vec<u8> = (0..n)
-                        .map(|col| {
-                            let i = row as u32 * n as u32 + col as u32;
-                            if b.occupied.has(i) {
-                                let owner = b.discs.iter().position(|d| d.has(i)).unwrap_or(NEUTRAL);
-                                letters[owner]
-                            } else if b.playable.has(i) {
-                                b'.'
-                            } else if self.rules.board.contains(Square::new(col, row)) {
-                                b'#'
-                            } else {
-                                b'-'
-                            }
-                        })
-                        .collect();
-                    // Only ASCII letters from the table above.
-                    String::from_utf8(bytes).unwrap_or_default()
-                })
-                .collect()
+            for row in 0..n {
+                for col in 0..n {
+                    let i = row as u32 * n as u32 + col as u32;
+                    out.push(if b.occupied.has(i) {
+                        let owner = b.discs.iter().position(|d| d.has(i)).unwrap_or(NEUTRAL);
+                        letters[owner]
+                    } else if b.playable.has(i) {
+                        b'.'
+                    } else if self.rules.board.contains(Square::new(col, row)) {
+                        b'#'
+                    } else {
+                        b'-'
+                    });
+                }
+            }
         })
     }
 
