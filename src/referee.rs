@@ -423,6 +423,8 @@ impl Game<'_> {
         let mut seen = vec![0usize; n];
         let mut last_move_ms: Vec<Option<f64>> = vec![None; n];
         let mut turn: Vec<u8> = Vec::with_capacity(1024);
+        // The game id is the referee's own text, but escaped properly all the same, once.
+        let game_json = crate::protocol::json_string(&setup.game);
         // What a turn message says, kept for the whole game rather than built every turn.
         let mut cells: Vec<u8> = Vec::new();
         let mut legal: Vec<Square> = Vec::new();
@@ -456,7 +458,7 @@ impl Game<'_> {
             out.clear();
             out.extend((0..n).filter(|&s| self.out[s]));
             TurnView {
-                game: &setup.game,
+                game: &game_json,
                 ply,
                 seat,
                 cells: &cells,

@@ -303,7 +303,7 @@ impl Checker {
         let (legal, kind) = position.legal_moves();
         let mut turn = Vec::new();
         TurnView {
-            game: &game,
+            game: &crate::protocol::json_string(&game),
             ply: position.ply(),
             seat,
             cells: &cells,

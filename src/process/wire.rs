@@ -163,7 +163,7 @@ impl Wire {
 
     /// What the output read so far holds for a reader with line cap `cap`, without taking it.
     fn news(&self, cap: usize) -> Option<News> {
-        if let Some(pos) = self.buffer[self.scanned..].iter().position(|&b| b == b'\n') {
+        if let Some(pos) = memchr::memchr(b'\n', &self.buffer[self.scanned..]) {
             let end = self.scanned + pos;
             // The cap counts the line without its `\n` and without a `\r` before it.
             let len = if end > 0 && self.buffer[end - 1] == b'\r' {

@@ -409,26 +409,32 @@ impl Position {
 
     /// The board's squares row by row, top row first, `side` to a row, in the characters of
     /// `Cell::letter`, written over `out`: `rows` without a string per row. Read straight from
-    /// the bitboards: the referee sends this with every turn, and going through `cell` square
-    /// by square cost more than the rest of a move's work together.
+    /// the bitboards, a set at a time: the referee sends this with every turn, and going
+    /// through `cell` square by square cost more than the rest of a move's work together.
     pub fn cells_into(&self, out: &mut Vec<u8>) {
-        let n = self.rules.side();
+        let n = self.rules.side() as u32;
+        let squares = (n * n) as usize;
         let letters: [u8; 5] = [b'B', b'W', b'R', b'G', b'N'];
         out.clear();
+        out.resize(squares, b'.');
         with_board!(&self.core, b => {
-            for row in 0..n {
-                for col in 0..n {
-                    let i = row as u32 * n as u32 + col as u32;
-                    out.push(if b.occupied.has(i) {
-                        let owner = b.discs.iter().position(|d| d.has(i)).unwrap_or(NEUTRAL);
-                        letters[owner]
-                    } else if b.playable.has(i) {
-                        b'.'
-                    } else if self.rules.board.contains(Square::new(col, row)) {
-                        b'#'
-                    } else {
-                        b'-'
-                    });
+            // Not playable: blocked if the board's shape holds it, else off the board.
+            for i in (!b.playable).iter().take_while(|&i| (i as usize) < squares) {
+                let sq = Square::new((i % n) as u8, (i / n) as u8);
+                if let Some(c) = out.get_mut(i as usize) {
+                    *c = if self.rules.board.contains(sq) { b'#' } else { b'-' };
+                }
+            }
+            // An occupied square shows the first set holding it (seats in order, then the
+            // neutral discs), and a neutral disc if none does: the sets are written last first.
+            let held = b.discs[1..].iter().fold(b.discs[0], |a, &d| a | d);
+            let sets = std::iter::once((NEUTRAL, b.occupied & !held))
+                .chain(b.discs.iter().enumerate().rev().map(|(owner, &d)| (owner, d & b.occupied)));
+            for (owner, set) in sets {
+                for i in set.iter() {
+                    if let Some(c) = out.get_mut(i as usize) {
+                        *c = letters[owner];
+                    }
                 }
             }
         })
@@ -566,5 +572,47 @@ impl fmt::Display for Position {
             writeln!(f)?;
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rules::BoardKind;
+
+    /// The rows read a set at a time say what `cell` says square by square, on every board,
+    /// with blocked squares, the neutral disc and a seat taken out, all through random games.
+    #[test]
+    fn rows_say_what_each_cell_holds() {
+        let mut rng = crate::rng::Rng::new(5);
+        for board in BoardKind::ALL {
+            for players in [3, 4] {
+                for blocked in ["", "c3,h2,b7"] {
+                    let blocked = crate::rules::parse_square_list(blocked).unwrap();
+                    let rules = Rules::with_blocked(players, board, false, blocked).unwrap();
+                    let side = rules.side();
+                    let mut position = Position::new(rules);
+                    loop {
+                        let rows = position.rows();
+                        assert_eq!(rows.len(), side as usize);
+                        for (row, text) in rows.iter().enumerate() {
+                            let cells: String = (0..side)
+                                .map(|col| position.cell(Square::new(col, row as u8)).letter())
+                                .collect();
+                            assert_eq!(text, &cells, "{board} row {row}");
+                        }
+                        if position.ply() == 7 {
+                            position.remove_seat(1);
+                        }
+                        let (legal, _) = position.legal_moves();
+                        if legal.is_empty() {
+                            break;
+                        }
+                        let square = legal[rng.below(legal.len() as u64) as usize];
+                        position.play(square).unwrap();
+                    }
+                }
+            }
+        }
     }
 }
