@@ -873,7 +873,7 @@ mod tests {
             .collect();
         let mut refused_now = 0;
         for s in &flood[MAX_PENDING_PER_ADDRESS..] {
-            s.set_read_timeout(Some(Duration::from_secs(2))).unwrap();
+            s.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
             if let (Some(Answer::Refused { reason, retry }), true) = answer(s) {
                 assert!(reason.contains("too many connections"), "{reason}");
                 assert!(retry);

@@ -42,13 +42,6 @@ fn write_script_safe(out: &mut impl std::io::Write, json: &[u8]) -> std::io::Res
     out.write_all(&json[from..])
 }
 
-/// A game as the viewer takes it: where it was read, and its record.
-#[derive(serde::Serialize)]
-struct ViewerEntry<'a> {
-    source: &'a str,
-    record: ViewerRecord<'a>,
-}
-
 /// A record as the viewer takes it: every field of `GameRecord`, but the seed as a string. A
 /// JavaScript number holds integers exactly only up to 2^53, and a seed is shown to reproduce a
 /// match. Borrowed and serialised as it is, without a `serde_json::Value` in between, which cost
@@ -76,7 +69,7 @@ struct ViewerRecord<'a> {
     schedule: Option<&'a ScheduleRef>,
 }
 
-fn viewer_entry<'a>(source: &'a str, record: &'a GameRecord) -> ViewerEntry<'a> {
+fn viewer_record(record: &GameRecord) -> ViewerRecord<'_> {
     // Every field named: a field added to the record cannot be left out of the viewer unnoticed.
     let GameRecord {
         format,
@@ -97,27 +90,39 @@ fn viewer_entry<'a>(source: &'a str, record: &'a GameRecord) -> ViewerEntry<'a> 
         opening,
         schedule,
     } = record;
-    ViewerEntry {
-        source,
-        record: ViewerRecord {
-            format,
-            version: *version,
-            game,
-            started,
-            duration_ms: *duration_ms,
-            rules,
-            seed: seed.map(|s| s.to_string()),
-            seats,
-            initial_rows,
-            moves,
-            faults,
-            final_rows,
-            scores,
-            result,
-            ranking,
-            opening: *opening,
-            schedule: schedule.as_ref(),
-        },
+    ViewerRecord {
+        format,
+        version: *version,
+        game,
+        started,
+        duration_ms: *duration_ms,
+        rules,
+        seed: seed.map(|s| s.to_string()),
+        seats,
+        initial_rows,
+        moves,
+        faults,
+        final_rows,
+        scores,
+        result,
+        ranking,
+        opening: *opening,
+        schedule: schedule.as_ref(),
+    }
+}
+
+/// One game's record as the viewer's data holds it: its JSON, already script-safe. Made apart
+/// from the page so that the standings' reading threads make it for their games, on every core,
+/// while the one thread that writes the page only copies it in order: serialising every record
+/// on that thread was most of what the end of a league cost.
+pub struct ViewerJson(Vec<u8>);
+
+impl ViewerJson {
+    pub fn of(record: &GameRecord) -> std::io::Result<ViewerJson> {
+        let json = serde_json::to_vec(&viewer_record(record))?;
+        let mut safe = Vec::with_capacity(json.len() + json.len() / 64);
+        write_script_safe(&mut safe, &json)?;
+        Ok(ViewerJson(safe))
     }
 }
 
@@ -152,7 +157,7 @@ pub struct Streaming<W: std::io::Write> {
     out: W,
     games: usize,
     after_data: &'static str,
-    /// One game's JSON, kept between games for its allocation.
+    /// The head of one game's entry (its source), kept between games for its allocation.
     json: Vec<u8>,
 }
 
@@ -182,12 +187,22 @@ impl<W: std::io::Write> Streaming<W> {
     }
 
     pub fn game(&mut self, source: &str, record: &GameRecord) -> std::io::Result<()> {
+        self.game_json(source, &ViewerJson::of(record)?)
+    }
+
+    /// The next game, its record made already: `{"source":…,"record":…}`, as serialising the
+    /// pair would write it.
+    pub fn game_json(&mut self, source: &str, record: &ViewerJson) -> std::io::Result<()> {
         if self.games > 0 {
             self.out.write_all(b",")?;
         }
         self.json.clear();
-        serde_json::to_writer(&mut self.json, &viewer_entry(source, record))?;
+        self.json.extend_from_slice(b"{\"source\":");
+        serde_json::to_writer(&mut self.json, source)?;
+        self.json.extend_from_slice(b",\"record\":");
         write_script_safe(&mut self.out, &self.json)?;
+        self.out.write_all(&record.0)?;
+        self.out.write_all(b"}")?;
         self.games += 1;
         Ok(())
     }

@@ -19,7 +19,7 @@ use super::games::GameSummary;
 use super::rating::{stage_list, ChoiceSet, Prepared, Stages};
 use super::tally::{BotTally, Meeting, SeatTally};
 use super::weng_lin::{self, WengLin};
-use super::GameLine;
+use super::GameList;
 use crate::record::FaultKind;
 use crate::rules::Outcome;
 use skillratings::weng_lin::WengLinRating;
@@ -141,7 +141,7 @@ pub(crate) struct Sums {
     online: Option<Vec<Vec<Online>>>,
     live: Vec<WengLinRating>,
     /// The HTML page's list of games, with bots numbered as read, or None.
-    pub list: Option<Vec<GameLine>>,
+    pub list: Option<GameList>,
 }
 
 /// The sums with bots, deals and choice sets numbered in schedule order, as the standings use
@@ -165,7 +165,7 @@ impl Sums {
     pub fn new(ordered: bool, list: bool) -> Sums {
         Sums {
             online: ordered.then(Vec::new),
-            list: list.then(Vec::new),
+            list: list.then(GameList::default),
             ..Sums::default()
         }
     }
@@ -327,7 +327,7 @@ impl Sums {
             _ => weng_lin::update(&mut self.live, &seats),
         }
         if let Some(list) = &mut self.list {
-            list.push(GameLine::of(g));
+            list.push_game(g);
         }
     }
 

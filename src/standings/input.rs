@@ -7,8 +7,10 @@
 //! record's checks, its fingerprint, each seat's moves and times): with the standings' lean
 //! reading (`lean`), or with `replay::read::read_line`, as `multiversi replay` reads a line, for
 //! a line the lean reading does not take and for the replay viewer, which is written from whole
-//! records. The calling thread takes the results back by their numbers, so in file and line
-//! order, and adds each game to the sums (`Games::add_digest`); when the next result is not
+//! records: then the worker also serialises the game as the viewer takes it (`ViewerJson`), so
+//! that writing the viewer in order is a copy. The calling thread takes the results back by their
+//! numbers, so in file and line order, and adds each game to the sums (`Games::add_digest`)
+//! and, when it counts, copies it into the viewer; when the next result is not
 //! ready, it reads a chunk from the queue itself rather than wait. So the thread that also adds
 //! every game reads fewer chunks than the others, and none of them waits while work is left.
 //!
@@ -23,8 +25,7 @@
 use super::games::{played, Added, Digest, Facts, Games};
 use super::lean;
 use crate::exit::{self, fail};
-use crate::record::GameRecord;
-use crate::replay::html::Streaming;
+use crate::replay::html::{Streaming, ViewerJson};
 use crate::replay::read::{cannot_read, read_line, Damaged, Source};
 use anyhow::Result;
 use std::io::{Read as _, Write};
@@ -116,10 +117,11 @@ struct Done {
     buffer: Vec<u8>,
 }
 
-/// A line read as a game: its digest, and the whole record when the viewer is written.
+/// A line read as a game: its digest, and when the viewer is written, the record as the viewer
+/// takes it (or why it could not be made).
 struct Game {
     digest: Digest,
-    record: Option<GameRecord>,
+    viewer: Option<std::io::Result<ViewerJson>>,
 }
 
 /// The files, read one after the other in chunks of whole lines.
@@ -233,7 +235,7 @@ fn read_game(text: &[u8], whole: bool, scratch: &mut lean::Scratch) -> Result<Ga
         if let Some(digest) = lean::digest(text, scratch) {
             return Ok(Game {
                 digest,
-                record: None,
+                viewer: None,
             });
         }
     }
@@ -241,7 +243,7 @@ fn read_game(text: &[u8], whole: bool, scratch: &mut lean::Scratch) -> Result<Ga
     let moves = played(&record);
     Ok(Game {
         digest: Digest::of(&Facts::of(&record, &moves)),
-        record: whole.then_some(record),
+        viewer: whole.then(|| ViewerJson::of(&record)),
     })
 }
 
@@ -315,14 +317,15 @@ fn read_in_order<W: Write>(
                     .games
                     .add_digest(game.digest, |id| format!("{source}, game {id}"))
                     .map_err(|e| format!("inconsistent record: {e}"))?;
-                Ok((game.record, added))
+                Ok((game.viewer, added))
             });
             match outcome {
-                Ok((record, Added::Counted(_))) => {
-                    if let (Some(v), Some(record)) = (viewer.as_deref_mut(), record) {
-                        v.game(&source.to_string(), &record).map_err(|e| {
-                            fail(exit::OUTPUT, format!("cannot write the replay viewer: {e}"))
-                        })?;
+                Ok((made, Added::Counted(_))) => {
+                    if let (Some(v), Some(made)) = (viewer.as_deref_mut(), made) {
+                        made.and_then(|json| v.game_json(&source.to_string(), &json))
+                            .map_err(|e| {
+                                fail(exit::OUTPUT, format!("cannot write the replay viewer: {e}"))
+                            })?;
                     }
                 }
                 Ok((_, Added::Duplicate(first))) => read.duplicates.push((source, first)),

@@ -22,6 +22,7 @@
 mod aggregate;
 pub mod command;
 mod compact;
+pub mod game_list;
 pub mod games;
 pub mod input;
 mod lean;
@@ -30,6 +31,7 @@ pub mod report;
 pub mod tally;
 pub mod weng_lin;
 
+pub use game_list::{GameLine, GameList};
 pub use games::{Added, GameSummary, Games, NameClash};
 pub use tally::{BotTally, Meeting, SeatTally};
 
@@ -127,48 +129,7 @@ pub struct Standings {
     pub superiority: Vec<Vec<Option<f64>>>,
     /// Every game, for the game list of the HTML page: its number, id and seats' bots (as ranks
     /// in `bots`, from 0) with their places.
-    pub game_list: Vec<GameLine>,
-}
-
-/// One game as the HTML page lists it: the page lists every game, so a line keeps its seats in
-/// place (a game has at most 4) rather than in an allocation of their own.
-#[derive(Clone, Debug, PartialEq)]
-pub struct GameLine {
-    pub number: u32,
-    pub id: Box<str>,
-    /// Per seat: the bot's index in `Standings::bots`, its fractional place, whether it was
-    /// disqualified; the first `seated` are the game's, the others zero.
-    seats: [(u32, f32, bool); 4],
-    seated: u8,
-    /// The winner's index in `Standings::bots`; None for a draw for the whole table.
-    pub winner: Option<u32>,
-}
-
-impl GameLine {
-    /// The line of a game, its bots numbered as in `g` (which has at most 4 seats: `Games`
-    /// refuses a record with more).
-    pub(crate) fn of(g: &GameSummary) -> GameLine {
-        let mut seats = [(0, 0.0, false); 4];
-        for (slot, s) in seats.iter_mut().zip(&g.seats) {
-            *slot = (s.bot, s.place, s.fault.is_some());
-        }
-        GameLine {
-            number: g.number,
-            id: g.id.as_str().into(),
-            seats,
-            seated: g.seats.len().min(4) as u8,
-            winner: match g.result {
-                crate::rules::Outcome::Win { winner } => g.seats.get(winner).map(|s| s.bot),
-                crate::rules::Outcome::Draw => None,
-            },
-        }
-    }
-
-    /// Per seat, in move order: the bot's index in `Standings::bots`, its fractional place,
-    /// whether it was disqualified.
-    pub fn seats(&self) -> &[(u32, f32, bool)] {
-        &self.seats[..self.seated as usize]
-    }
+    pub game_list: GameList,
 }
 
 /// Computes the standings of the games. Fails only when the anchor bot is not among them.
@@ -184,11 +145,7 @@ pub fn compute_owned(mut games: Games, options: &Options) -> Result<Standings, S
     compute_with(&games, options, list)
 }
 
-fn compute_with(
-    games: &Games,
-    options: &Options,
-    list: Vec<GameLine>,
-) -> Result<Standings, String> {
+fn compute_with(games: &Games, options: &Options, list: GameList) -> Result<Standings, String> {
     let c = games.sums.canonical(&games.names, &games.runs);
     let ratings = |anchor| {
         rating::fit_prepared(
@@ -239,7 +196,7 @@ fn assemble(
     parts: Parts,
     options: &Options,
     fit: impl FnOnce(Option<u32>) -> rating::Ratings,
-    mut list: Vec<GameLine>,
+    mut list: GameList,
     renumber: &[u32],
 ) -> Result<Standings, String> {
     let names = parts.names;
@@ -303,14 +260,7 @@ fn assemble(
         })
         .collect();
     // The page lists the games as read, like the replay viewer it links to.
-    let rank = |bot: u32| rank_of[renumber[bot as usize] as usize];
-    for g in &mut list {
-        let seated = g.seated as usize;
-        for seat in &mut g.seats[..seated] {
-            seat.0 = rank(seat.0);
-        }
-        g.winner = g.winner.map(rank);
-    }
+    list.renumber(renumber.iter().map(|&bot| rank_of[bot as usize]).collect());
     Ok(Standings {
         games: parts.games,
         deals: parts.deals,
@@ -336,8 +286,12 @@ pub(crate) fn compute_game_by_game(games: &Games, options: &Options) -> Result<S
     let online = weng_lin::ratings(&games.games, n);
     let deals = tally::deals(&games.games, n);
     let pairs = tally::head_to_head(&games.games, n);
-    let mut list: Vec<GameLine> = games.games.iter().map(GameLine::of).collect();
-    list.sort_by_key(|g| g.number);
+    let mut by_number: Vec<&GameSummary> = games.games.iter().collect();
+    by_number.sort_by_key(|g| g.number);
+    let mut list = GameList::default();
+    for g in by_number {
+        list.push_game(g);
+    }
     let same: Vec<u32> = (0..n as u32).collect();
     let fit = |anchor| {
         rating::fit(
@@ -410,7 +364,7 @@ mod tests {
         assert_eq!(s.bots[2].superiority_next, None);
         assert_eq!((s.games, s.deals, s.replicates), (6, 6, 200));
         assert_eq!(
-            s.game_list[0].seats(),
+            s.game_list.iter().next().unwrap().seats(),
             [(1, 2.0, false), (2, 3.0, false), (0, 1.0, false)]
         );
         assert!(s.bots[0].weng_lin.mu > s.bots[2].weng_lin.mu);

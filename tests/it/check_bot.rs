@@ -178,8 +178,10 @@ fn instant_built_in_bots_pass() {
 /// that says nothing about the bot. One run of each engine (`best` is `mcts`, `brs+` is `brs`
 /// with more knowledge) at a short limit keeps the suite short; it proves that every exchange of
 /// the protocol works, and that the engines keep their time: the median answer leaves a good
-/// part of the limit unused (they search at most 48 ms of 100), so a late answer is a stall,
-/// tolerated only as a timeout.
+/// part of the limit unused (they search at most 60 ms of 100), so a late answer is a stall,
+/// tolerated only as a timeout. The median's bound leaves room for the test suite's own load on
+/// two cores, where a bound of 70 ms failed once: an engine that spent its whole limit
+/// would still fail it.
 #[test]
 fn searching_built_in_bots_pass() {
     for name in ["brs", "mcts"] {
@@ -197,7 +199,7 @@ fn searching_built_in_bots_pass() {
         assert_echoes(&report);
         let p50 = report["times"]["p50_ms"].as_f64().unwrap();
         assert!(
-            p50 < 70.0,
+            p50 < 85.0,
             "{name}: median answer {p50} ms of 100:\n{report:#}"
         );
         if out.code() != Some(0) {

@@ -1,0 +1,293 @@
+//! The HTML page's list of every game, packed into one buffer.
+//!
+//! The page lists every game, so this list is the one part of the standings that grows with the
+//! games, and at the end of a league it was the largest thing the referee held: about 110 bytes a
+//! game as a vector of lines, each with a boxed id. Packed, a game takes its id and about a dozen
+//! bytes more: its number and bots as variable-length integers, a place as one byte when it is a
+//! whole or half number (always, for places the standings compute), one byte for the seat count,
+//! the disqualifications and whether someone won.
+
+/// One game as the page lists it, unpacked.
+#[derive(Clone, Debug, PartialEq)]
+pub struct GameLine<'a> {
+    pub number: u32,
+    pub id: &'a str,
+    /// Per seat: the bot, its fractional place, whether it was disqualified; the first `seated`
+    /// are the game's.
+    seats: [(u32, f32, bool); 4],
+    seated: u8,
+    /// The winner's bot; None for a draw for the whole table.
+    pub winner: Option<u32>,
+}
+
+impl GameLine<'_> {
+    /// Per seat, in move order: the bot, its fractional place, whether it was disqualified.
+    pub fn seats(&self) -> &[(u32, f32, bool)] {
+        &self.seats[..self.seated as usize]
+    }
+}
+
+/// The games in the order they were added. Bots are stored as the caller numbered them when it
+/// added the games; `renumber` says how the lines give them back (the standings number bots by
+/// rank, known only once every game is in).
+#[derive(Clone, Debug, Default)]
+pub struct GameList {
+    bytes: Vec<u8>,
+    len: usize,
+    /// `renumber[bot]` is the bot a line gives for `bot` as added; empty: as added.
+    renumber: Vec<u32>,
+}
+
+/// A place byte that says four bytes of `f32` follow.
+const FULL_PLACE: u8 = u8::MAX;
+/// The flag byte: the seat count in the low three bits, then whether a bot won, then one bit per
+/// seat for a disqualification.
+const WON: u8 = 1 << 3;
+const OUT: u8 = 1 << 4;
+
+impl GameList {
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// Adds a game: its number, id, seats (bot, place, disqualified; at most 4 are kept, as
+    /// `Games` refuses a record with more) and winner.
+    pub fn push(&mut self, number: u32, id: &str, seats: &[(u32, f32, bool)], winner: Option<u32>) {
+        let seats = &seats[..seats.len().min(4)];
+        put_number(&mut self.bytes, number as u64);
+        put_number(&mut self.bytes, id.len() as u64);
+        self.bytes.extend_from_slice(id.as_bytes());
+        let mut flags = seats.len() as u8 | if winner.is_some() { WON } else { 0 };
+        for (i, &(_, _, out)) in seats.iter().enumerate() {
+            if out {
+                flags |= OUT << i;
+            }
+        }
+        self.bytes.push(flags);
+        for &(bot, place, _) in seats {
+            put_number(&mut self.bytes, bot as u64);
+            let doubled = place * 2.0;
+            if doubled >= 0.0 && doubled < FULL_PLACE as f32 && doubled.fract() == 0.0 {
+                self.bytes.push(doubled as u8);
+            } else {
+                self.bytes.push(FULL_PLACE);
+                self.bytes.extend_from_slice(&place.to_le_bytes());
+            }
+        }
+        if let Some(bot) = winner {
+            put_number(&mut self.bytes, bot as u64);
+        }
+        self.len += 1;
+    }
+
+    /// Adds a game as its summary has it (bots numbered as in `g`).
+    pub(crate) fn push_game(&mut self, g: &super::GameSummary) {
+        let mut seats = [(0, 0.0, false); 4];
+        for (slot, s) in seats.iter_mut().zip(&g.seats) {
+            *slot = (s.bot, s.place, s.fault.is_some());
+        }
+        let winner = match g.result {
+            crate::rules::Outcome::Win { winner } => g.seats.get(winner).map(|s| s.bot),
+            crate::rules::Outcome::Draw => None,
+        };
+        self.push(g.number, &g.id, &seats[..g.seats.len().min(4)], winner);
+    }
+
+    /// From now on the lines give `renumber[bot]` for each bot as added.
+    pub fn renumber(&mut self, renumber: Vec<u32>) {
+        self.renumber = renumber;
+    }
+
+    /// The games in the order they were added.
+    pub fn iter(&self) -> Lines<'_> {
+        Lines { list: self, at: 0 }
+    }
+}
+
+impl PartialEq for GameList {
+    fn eq(&self, other: &GameList) -> bool {
+        self.len == other.len && self.iter().eq(other.iter())
+    }
+}
+
+impl<'a> IntoIterator for &'a GameList {
+    type Item = GameLine<'a>;
+    type IntoIter = Lines<'a>;
+
+    fn into_iter(self) -> Lines<'a> {
+        self.iter()
+    }
+}
+
+/// The lines of a `GameList`, unpacked one at a time.
+pub struct Lines<'a> {
+    list: &'a GameList,
+    at: usize,
+}
+
+impl<'a> Iterator for Lines<'a> {
+    type Item = GameLine<'a>;
+
+    fn next(&mut self) -> Option<GameLine<'a>> {
+        let bytes = &self.list.bytes;
+        if self.at >= bytes.len() {
+            return None;
+        }
+        let bot = |b: u64| {
+            let b = b as u32;
+            self.list.renumber.get(b as usize).copied().unwrap_or(b)
+        };
+        let mut at = self.at;
+        let number = take_number(bytes, &mut at) as u32;
+        let id_len = take_number(bytes, &mut at) as usize;
+        // The list holds only what `push` wrote: an id is whole UTF-8.
+        let id = std::str::from_utf8(&bytes[at..at + id_len]).unwrap_or_default();
+        at += id_len;
+        let flags = bytes[at];
+        at += 1;
+        let seated = flags & 7;
+        let mut seats = [(0, 0.0, false); 4];
+        for (i, seat) in seats.iter_mut().enumerate().take(seated as usize) {
+            let b = bot(take_number(bytes, &mut at));
+            let place = match bytes[at] {
+                FULL_PLACE => {
+                    let mut four = [0; 4];
+                    four.copy_from_slice(&bytes[at + 1..at + 5]);
+                    at += 5;
+                    f32::from_le_bytes(four)
+                }
+                doubled => {
+                    at += 1;
+                    doubled as f32 / 2.0
+                }
+            };
+            *seat = (b, place, flags & (OUT << i) != 0);
+        }
+        let winner = (flags & WON != 0).then(|| bot(take_number(bytes, &mut at)));
+        self.at = at;
+        Some(GameLine {
+            number,
+            id,
+            seats,
+            seated,
+            winner,
+        })
+    }
+}
+
+/// Seven bits a byte, the last byte's top bit clear.
+fn put_number(bytes: &mut Vec<u8>, mut n: u64) {
+    while n >= 0x80 {
+        bytes.push(n as u8 | 0x80);
+        n >>= 7;
+    }
+    bytes.push(n as u8);
+}
+
+fn take_number(bytes: &[u8], at: &mut usize) -> u64 {
+    let (mut n, mut shift) = (0u64, 0);
+    loop {
+        let b = bytes[*at];
+        *at += 1;
+        n |= ((b & 0x7f) as u64) << shift;
+        if b < 0x80 {
+            return n;
+        }
+        shift += 7;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lines_come_back_as_they_went_in_and_renumbered() {
+        let long = "x".repeat(300);
+        type Game<'a> = (u32, &'a str, Vec<(u32, f32, bool)>, Option<u32>);
+        let games: Vec<Game> = vec![
+            (
+                1,
+                "g-1",
+                vec![(0, 1.0, false), (1, 2.0, false), (2, 3.0, true)],
+                Some(0),
+            ),
+            (
+                2,
+                "",
+                vec![
+                    (2, 1.5, false),
+                    (300, 1.5, false),
+                    (1, 3.5, false),
+                    (0, 3.5, true),
+                ],
+                None,
+            ),
+            (
+                70_000,
+                "ü·id",
+                vec![(1, 2.25, false), (0, -1.0, false), (2, 200.0, false)],
+                Some(1),
+            ),
+            (
+                u32::MAX,
+                &long,
+                vec![(u32::MAX, f32::NAN, true)],
+                Some(u32::MAX),
+            ),
+            (5, "five seats", vec![(0, 1.0, false); 5], None),
+        ];
+        let mut list = GameList::default();
+        for (number, id, seats, winner) in &games {
+            list.push(*number, id, seats, *winner);
+        }
+        assert_eq!(list.len(), games.len());
+        let back: Vec<GameLine> = list.iter().collect();
+        assert_eq!(back.len(), games.len());
+        for (line, (number, id, seats, winner)) in back.iter().zip(&games) {
+            assert_eq!((line.number, line.id, line.winner), (*number, *id, *winner));
+            let kept = &seats[..seats.len().min(4)];
+            assert_eq!(line.seats().len(), kept.len());
+            for (a, b) in line.seats().iter().zip(kept) {
+                assert_eq!((a.0, a.2), (b.0, b.2));
+                assert!(a.1 == b.1 || (a.1.is_nan() && b.1.is_nan()), "{a:?} {b:?}");
+            }
+        }
+        list.renumber(vec![2, 0, 1]);
+        let first = list.iter().next().unwrap();
+        assert_eq!(
+            first.seats(),
+            [(2, 1.0, false), (0, 2.0, false), (1, 3.0, true)]
+        );
+        assert_eq!(first.winner, Some(2));
+        // A bot beyond the map stays as it was.
+        assert_eq!(list.iter().nth(1).unwrap().seats()[1].0, 300);
+    }
+
+    #[test]
+    fn a_game_costs_its_id_and_a_few_bytes() {
+        let mut list = GameList::default();
+        for n in 1..=1000u32 {
+            let id = format!("league-r1-1.2.3.4-8x8-{n:03}");
+            let seats = [
+                (0, 1.0, false),
+                (1, 2.5, false),
+                (2, 2.5, false),
+                (3, 4.0, true),
+            ];
+            list.push(n, &id, &seats, Some(0));
+        }
+        let ids: usize = (1..=1000)
+            .map(|n| format!("league-r1-1.2.3.4-8x8-{n:03}").len())
+            .sum();
+        assert!(
+            list.bytes.len() <= ids + 1000 * 14,
+            "{} bytes",
+            list.bytes.len()
+        );
+    }
+}
