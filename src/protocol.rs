@@ -134,24 +134,30 @@ pub fn json_string(text: &str) -> Vec<u8> {
 }
 
 fn push_square(line: &mut Vec<u8>, sq: Square) {
-    // One copy of a few bytes rather than a push for each: this runs for every legal move.
+    // The five bytes of the longest name copied at once and the line cut back to the name's
+    // length: a copy of known size, where a copy of the name's own length calls `memcpy`. This
+    // runs for every legal move.
     let row = sq.row as u32 + 1;
-    let mut bytes = [b'"', b'a' + sq.col, 0, 0, b'"'];
-    let len = if row >= 10 {
-        bytes[2] = b'0' + (row / 10) as u8;
-        bytes[3] = b'0' + (row % 10) as u8;
-        5
+    let (bytes, len) = if row >= 10 {
+        let tens = b'0' + (row / 10) as u8;
+        let units = b'0' + (row % 10) as u8;
+        ([b'"', b'a' + sq.col, tens, units, b'"'], 5)
     } else {
-        bytes[2] = b'0' + row as u8;
-        bytes[3] = b'"';
-        4
+        ([b'"', b'a' + sq.col, b'0' + row as u8, b'"', 0], 4)
     };
-    line.extend_from_slice(&bytes[..len]);
+    let at = line.len();
+    line.extend_from_slice(&bytes);
+    line.truncate(at + len);
 }
 
 fn push_number(line: &mut Vec<u8>, n: u64) {
+    // Plies, seats and most limits have one or two digits.
     if n < 10 {
         line.push(b'0' + n as u8);
+        return;
+    }
+    if n < 100 {
+        line.extend_from_slice(&[b'0' + (n / 10) as u8, b'0' + (n % 10) as u8]);
         return;
     }
     let mut digits = [0u8; 20];
