@@ -6,7 +6,9 @@
 //! its turns are skipped from then on, its discs stay on the board, it cannot win and ranks below
 //! every other player. The game goes on among the rest; when one player is left, it wins.
 
-use crate::connection::{judge_move, judge_ready, wait_any, Connection, Fault, STDERR_TAIL_CHARS};
+use crate::connection::{
+    judge_move, judge_ready, wait_among, Connection, Fault, STDERR_TAIL_CHARS,
+};
 use crate::process::{interrupted, Received};
 use crate::protocol::{PlayerInfo, TimeControl, ToBot, TurnView, WireFault};
 use crate::record::{
@@ -74,6 +76,8 @@ struct Game<'a> {
     observer: &'a mut dyn Observer,
     /// When the message now awaiting an answer was sent (for the fault event's `ms`).
     awaiting_since: Option<Instant>,
+    /// The indices in `players` of the bots `poll_bots` waits for, kept for the whole game.
+    polled: Vec<usize>,
 }
 
 /// Plays one game. `order[seat]` names the player in each seat. Bots that are not running are
@@ -99,6 +103,7 @@ pub fn play_game(
         out: vec![false; n],
         observer,
         awaiting_since: None,
+        polled: Vec::with_capacity(n),
     };
     let mut seats: Vec<SeatRecord> = (0..n)
         .map(|seat| {
@@ -317,27 +322,19 @@ impl Game<'_> {
         self.out.iter().filter(|&&o| !o).count()
     }
 
-    /// The seats still in the game (whether or not their bot is running).
-    fn seats_in_game(&self) -> Vec<Seat> {
-        (0..self.out.len()).filter(|&s| !self.out[s]).collect()
-    }
-
     /// Waits up to `wait` until a bot of this game has output (or takes pending input), and
     /// reads and writes what it can for every one of them. `Duration::ZERO` only looks.
     fn poll_bots(&mut self, wait: Duration) {
-        let indices: Vec<usize> = self
-            .seats_in_game()
-            .into_iter()
-            .map(|seat| self.order[seat])
-            .collect();
-        let mut bots: Vec<&mut Connection> = self
-            .players
-            .iter_mut()
-            .enumerate()
-            .filter(|(i, _)| indices.contains(i))
-            .map(|(_, p)| p)
-            .collect();
-        wait_any(&mut bots, wait);
+        self.polled.clear();
+        for (seat, &out) in self.out.iter().enumerate() {
+            if !out {
+                self.polled.push(self.order[seat]);
+            }
+        }
+        // In the order of `players`, each bot once.
+        self.polled.sort_unstable();
+        self.polled.dedup();
+        wait_among(self.players, &self.polled, wait);
     }
 
     /// Disqualifies every bot in the game, other than those in `due`, that has written a line,
@@ -346,8 +343,8 @@ impl Game<'_> {
     fn fault_unrequested(&mut self, due: &[Seat]) -> Duration {
         let started = Instant::now();
         let mut any = false;
-        for seat in self.seats_in_game() {
-            if due.contains(&seat) {
+        for seat in 0..self.out.len() {
+            if self.out[seat] || due.contains(&seat) {
                 continue;
             }
             let Some(fault) = self.bot(seat).unasked() else {
@@ -426,6 +423,13 @@ impl Game<'_> {
         let mut seen = vec![0usize; n];
         let mut last_move_ms: Vec<Option<f64>> = vec![None; n];
         let mut turn: Vec<u8> = Vec::with_capacity(1024);
+        // The game id is the referee's own text, but escaped properly all the same, once.
+        let game_json = crate::protocol::json_string(&setup.game);
+        // What a turn message says, kept for the whole game rather than built every turn.
+        let mut cells: Vec<u8> = Vec::new();
+        let mut legal: Vec<Square> = Vec::new();
+        let mut clocks_ms: Vec<Option<u64>> = Vec::with_capacity(n);
+        let mut out: Vec<Seat> = Vec::with_capacity(n);
         loop {
             if interrupted() {
                 return Err(Interrupted);
@@ -442,28 +446,24 @@ impl Game<'_> {
                 // Cannot happen: the position skips removed seats. Guard against a loop anyway.
                 break;
             }
-            let (legal, kind) = self.position.legal_moves();
+            let kind = self.position.legal_moves_into(&mut legal);
             let time_ms = match clocks[seat] {
                 Some(left) => time.move_ms.min(left.max(0.0) as u64),
                 None => time.move_ms,
             };
             let ply = self.position.ply();
-            let rows = self.position.rows();
-            let moves: Vec<(u32, Seat, crate::rules::Square)> = self.moves[seen[seat]..]
-                .iter()
-                .map(|m| (m.ply, m.seat, m.square))
-                .collect();
-            let clocks_ms: Vec<Option<u64>> = clocks
-                .iter()
-                .map(|c| c.map(|c| c.max(0.0) as u64))
-                .collect();
-            let out: Vec<Seat> = (0..n).filter(|&s| self.out[s]).collect();
+            self.position.cells_into(&mut cells);
+            clocks_ms.clear();
+            clocks_ms.extend(clocks.iter().map(|c| c.map(|c| c.max(0.0) as u64)));
+            out.clear();
+            out.extend((0..n).filter(|&s| self.out[s]));
             TurnView {
-                game: &setup.game,
+                game: &game_json,
                 ply,
                 seat,
-                rows: &rows,
-                moves: &moves,
+                cells: &cells,
+                side: setup.rules.side() as usize,
+                moves: &self.moves[seen[seat]..],
                 legal: &legal,
                 kind,
                 time_ms,

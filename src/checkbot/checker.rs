@@ -298,14 +298,16 @@ impl Checker {
         if let Err(trouble) = self.start_game(&game, &start)? {
             return Ok(self.failed(id, title, "at start: ", trouble));
         }
-        let rows = position.rows();
+        let mut cells = Vec::new();
+        position.cells_into(&mut cells);
         let (legal, kind) = position.legal_moves();
         let mut turn = Vec::new();
         TurnView {
-            game: &game,
+            game: &crate::protocol::json_string(&game),
             ply: position.ply(),
             seat,
-            rows: &rows,
+            cells: &cells,
+            side: rules.side() as usize,
             moves: &[],
             legal: &legal,
             kind,

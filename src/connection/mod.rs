@@ -564,14 +564,16 @@ pub fn shut_down_all<'a>(bots: impl IntoIterator<Item = &'a mut Connection>, gra
     }
 }
 
-/// Waits up to `wait` until one of the bots has output (or takes pending input), and reads and
-/// writes what it can for every one of them. `Duration::ZERO` only looks.
-pub fn wait_any(bots: &mut [&mut Connection], wait: Duration) {
-    let mut wires: Vec<&mut Wire> = bots
-        .iter_mut()
-        .filter_map(|b| b.process.as_mut().map(Transport::wire_mut))
-        .collect();
-    crate::process::wire_wait_any(&mut wires, wait);
+/// Waits up to `wait` until one of the bots `players[i]`, for each `i` in `indices`, has output
+/// (or takes pending input), and reads and writes what it can for every one of them.
+/// `Duration::ZERO` only looks. A bot that is not running is skipped.
+pub fn wait_among(players: &mut [Connection], indices: &[usize], wait: Duration) {
+    crate::process::wait_among(
+        players,
+        indices,
+        |bot| bot.process.as_mut().map(Transport::wire_mut),
+        wait,
+    );
 }
 
 /// The answer to the `start` of game `game`: the bot's `ready`, or the fault. A `ready` that says

@@ -59,7 +59,7 @@ pub use safety::{
 };
 pub use status::describe_status;
 pub use stderr::STDERR_TAIL_BYTES;
-pub use wire::{wait_any as wire_wait_any, Received, Wire, READ_LIMIT};
+pub use wire::{wait_among, wait_any as wire_wait_any, Received, Wire, READ_LIMIT};
 pub use words::split_command;
 
 /// The live processes of a bot's group; kept here for callers from before `crate::procfs`.

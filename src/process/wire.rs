@@ -163,7 +163,7 @@ impl Wire {
 
     /// What the output read so far holds for a reader with line cap `cap`, without taking it.
     fn news(&self, cap: usize) -> Option<News> {
-        if let Some(pos) = self.buffer[self.scanned..].iter().position(|&b| b == b'\n') {
+        if let Some(pos) = memchr::memchr(b'\n', &self.buffer[self.scanned..]) {
             let end = self.scanned + pos;
             // The cap counts the line without its `\n` and without a `\r` before it.
             let len = if end > 0 && self.buffer[end - 1] == b'\r' {
@@ -370,6 +370,77 @@ impl Wire {
     }
 }
 
+/// How many wires' descriptors `ppoll` is given from the stack rather than from the heap: more
+/// than the seats of a game, which the referee polls before every turn.
+const STACK_WIRES: usize = 8;
+
+const NO_FD: libc::pollfd = libc::pollfd {
+    fd: -1,
+    events: 0,
+    revents: 0,
+};
+
+/// Two `ppoll` entries per wire (see `Wire::poll_fds`), on the stack for a game's few bots.
+struct PollSet {
+    stack: [libc::pollfd; 2 * STACK_WIRES],
+    heap: Vec<libc::pollfd>,
+    len: usize,
+}
+
+impl PollSet {
+    fn new(wires: usize) -> PollSet {
+        let len = 2 * wires;
+        PollSet {
+            stack: [NO_FD; 2 * STACK_WIRES],
+            heap: if wires > STACK_WIRES {
+                vec![NO_FD; len]
+            } else {
+                Vec::new()
+            },
+            len,
+        }
+    }
+
+    fn fds(&mut self) -> &mut [libc::pollfd] {
+        if self.heap.is_empty() {
+            &mut self.stack[..self.len]
+        } else {
+            &mut self.heap
+        }
+    }
+
+    /// Waits up to `wait` for any entry; whether any is ready.
+    fn ppoll(&mut self, wait: Duration) -> bool {
+        let fds = self.fds();
+        let timeout = libc::timespec {
+            tv_sec: wait.as_secs().min(i32::MAX as u64) as libc::time_t,
+            tv_nsec: wait.subsec_nanos() as libc::c_long,
+        };
+        // SAFETY: valid pollfd entries (fd -1 is ignored by the kernel) and a valid timespec.
+        let ready = unsafe {
+            libc::ppoll(
+                fds.as_mut_ptr(),
+                fds.len() as libc::nfds_t,
+                &timeout,
+                std::ptr::null(),
+            )
+        };
+        ready > 0
+    }
+}
+
+impl Wire {
+    /// Does what `ppoll` found possible for this wire's two entries.
+    fn after_poll(&mut self, pair: &[libc::pollfd]) {
+        if pair[1].revents != 0 {
+            self.flush_pending();
+        }
+        if pair[0].revents != 0 {
+            self.read_available();
+        }
+    }
+}
+
 /// Waits up to `wait` until any of the wires has output (or takes pending input), and reads and
 /// writes what it can. Used to wait for several bots against one deadline (the `ready` answers)
 /// without letting one slow bot delay noticing the others.
@@ -377,29 +448,39 @@ pub fn wait_any(wires: &mut [&mut Wire], wait: Duration) {
     // libc, not nix: nix's `PollFd` holds a borrowed descriptor, so it cannot express the
     // kernel's "skip this entry" (-1), which keeps two entries per bot at fixed places, nor
     // outlive the borrow of the bots that the reads and writes below need.
-    let mut fds: Vec<libc::pollfd> = wires.iter().flat_map(|b| b.poll_fds()).collect();
-    let timeout = libc::timespec {
-        tv_sec: wait.as_secs().min(i32::MAX as u64) as libc::time_t,
-        tv_nsec: wait.subsec_nanos() as libc::c_long,
-    };
-    // SAFETY: valid pollfd entries (fd -1 is ignored by the kernel) and a valid timespec.
-    let ready = unsafe {
-        libc::ppoll(
-            fds.as_mut_ptr(),
-            fds.len() as libc::nfds_t,
-            &timeout,
-            std::ptr::null(),
-        )
-    };
-    if ready <= 0 {
+    let mut set = PollSet::new(wires.len());
+    for (pair, wire) in set.fds().chunks_exact_mut(2).zip(wires.iter()) {
+        pair.copy_from_slice(&wire.poll_fds());
+    }
+    if !set.ppoll(wait) {
         return;
     }
-    for (wire, pair) in wires.iter_mut().zip(fds.chunks(2)) {
-        if pair[1].revents != 0 {
-            wire.flush_pending();
+    for (wire, pair) in wires.iter_mut().zip(set.fds().chunks_exact(2)) {
+        wire.after_poll(pair);
+    }
+}
+
+/// `wait_any` for the wires of `items[i]` for each `i` in `indices` (an item without a wire,
+/// such as a bot that is not running, is skipped): the referee's wait before every turn, which
+/// this way builds no list of the bots it waits for.
+pub fn wait_among<T>(
+    items: &mut [T],
+    indices: &[usize],
+    mut wire: impl FnMut(&mut T) -> Option<&mut Wire>,
+    wait: Duration,
+) {
+    let mut set = PollSet::new(indices.len());
+    for (pair, &i) in set.fds().chunks_exact_mut(2).zip(indices) {
+        if let Some(w) = items.get_mut(i).and_then(&mut wire) {
+            pair.copy_from_slice(&w.poll_fds());
         }
-        if pair[0].revents != 0 {
-            wire.read_available();
+    }
+    if !set.ppoll(wait) {
+        return;
+    }
+    for (pair, &i) in set.fds().chunks_exact(2).zip(indices) {
+        if let Some(w) = items.get_mut(i).and_then(&mut wire) {
+            w.after_poll(pair);
         }
     }
 }

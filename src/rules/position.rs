@@ -361,10 +361,20 @@ impl Position {
 
     /// The legal moves in board order and their kind; empty once the game is over.
     pub fn legal_moves(&self) -> (Vec<Square>, MoveKind) {
+        let mut moves = Vec::new();
+        let kind = self.legal_moves_into(&mut moves);
+        (moves, kind)
+    }
+
+    /// `legal_moves` written over `out`: the referee keeps one list for a whole game rather
+    /// than allocating one every turn.
+    pub fn legal_moves_into(&self, out: &mut Vec<Square>) -> MoveKind {
         let side = self.rules.side();
+        out.clear();
         with_board!(&self.core, b => {
             let (moves, kind) = b.legal_moves();
-            (squares_of(moves, side), kind)
+            out.extend(moves.iter().map(|i| Square::from_index(i, side)));
+            kind
         })
     }
 
@@ -386,33 +396,47 @@ impl Position {
     }
 
     /// The board as one string per row, top row first, in the characters of `Cell::letter`.
-    /// Read straight from the bitboards: the referee sends this with every turn, and going
-    /// through `cell` square by square cost more than the rest of a move's work together.
     pub fn rows(&self) -> Vec<String> {
-        let n = self.rules.side();
+        let side = self.rules.side() as usize;
+        let mut cells = Vec::with_capacity(side * side);
+        self.cells_into(&mut cells);
+        cells
+            .chunks(side.max(1))
+            // Only ASCII letters from `cells_into`'s table.
+            .map(|row| String::from_utf8(row.to_vec()).unwrap_or_default())
+            .collect()
+    }
+
+    /// The board's squares row by row, top row first, `side` to a row, in the characters of
+    /// `Cell::letter`, written over `out`: `rows` without a string per row. Read straight from
+    /// the bitboards, a set at a time: the referee sends this with every turn, and going
+    /// through `cell` square by square cost more than the rest of a move's work together.
+    pub fn cells_into(&self, out: &mut Vec<u8>) {
+        let n = self.rules.side() as u32;
+        let squares = (n * n) as usize;
         let letters: [u8; 5] = [b'B', b'W', b'R', b'G', b'N'];
+        out.clear();
+        out.resize(squares, b'.');
         with_board!(&self.core, b => {
-            (0..n)
-                .map(|row| {
-                    let bytes: Vec<u8> = (0..n)
-                        .map(|col| {
-                            let i = row as u32 * n as u32 + col as u32;
-                            if b.occupied.has(i) {
-                                let owner = b.discs.iter().position(|d| d.has(i)).unwrap_or(NEUTRAL);
-                                letters[owner]
-                            } else if b.playable.has(i) {
-                                b'.'
-                            } else if self.rules.board.contains(Square::new(col, row)) {
-                                b'#'
-                            } else {
-                                b'-'
-                            }
-                        })
-                        .collect();
-                    // Only ASCII letters from the table above.
-                    String::from_utf8(bytes).unwrap_or_default()
-                })
-                .collect()
+            // Not playable: blocked if the board's shape holds it, else off the board.
+            for i in (!b.playable).iter().take_while(|&i| (i as usize) < squares) {
+                let sq = Square::new((i % n) as u8, (i / n) as u8);
+                if let Some(c) = out.get_mut(i as usize) {
+                    *c = if self.rules.board.contains(sq) { b'#' } else { b'-' };
+                }
+            }
+            // An occupied square shows the first set holding it (seats in order, then the
+            // neutral discs), and a neutral disc if none does: the sets are written last first.
+            let held = b.discs[1..].iter().fold(b.discs[0], |a, &d| a | d);
+            let sets = std::iter::once((NEUTRAL, b.occupied & !held))
+                .chain(b.discs.iter().enumerate().rev().map(|(owner, &d)| (owner, d & b.occupied)));
+            for (owner, set) in sets {
+                for i in set.iter() {
+                    if let Some(c) = out.get_mut(i as usize) {
+                        *c = letters[owner];
+                    }
+                }
+            }
         })
     }
 
@@ -548,5 +572,47 @@ impl fmt::Display for Position {
             writeln!(f)?;
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rules::BoardKind;
+
+    /// The rows read a set at a time say what `cell` says square by square, on every board,
+    /// with blocked squares, the neutral disc and a seat taken out, all through random games.
+    #[test]
+    fn rows_say_what_each_cell_holds() {
+        let mut rng = crate::rng::Rng::new(5);
+        for board in BoardKind::ALL {
+            for players in [3, 4] {
+                for blocked in ["", "c3,h2,b7"] {
+                    let blocked = crate::rules::parse_square_list(blocked).unwrap();
+                    let rules = Rules::with_blocked(players, board, false, blocked).unwrap();
+                    let side = rules.side();
+                    let mut position = Position::new(rules);
+                    loop {
+                        let rows = position.rows();
+                        assert_eq!(rows.len(), side as usize);
+                        for (row, text) in rows.iter().enumerate() {
+                            let cells: String = (0..side)
+                                .map(|col| position.cell(Square::new(col, row as u8)).letter())
+                                .collect();
+                            assert_eq!(text, &cells, "{board} row {row}");
+                        }
+                        if position.ply() == 7 {
+                            position.remove_seat(1);
+                        }
+                        let (legal, _) = position.legal_moves();
+                        if legal.is_empty() {
+                            break;
+                        }
+                        let square = legal[rng.below(legal.len() as u64) as usize];
+                        position.play(square).unwrap();
+                    }
+                }
+            }
+        }
     }
 }
