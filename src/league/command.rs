@@ -372,6 +372,21 @@ pub fn run_league(args: &LeagueArgs) -> Result<()> {
 /// then plays what is not yet recorded (a league's schedule, or a sequential test).
 pub fn play_config(config: &LeagueConfig, place: &Place) -> Result<()> {
     let (out, shard) = (place.out.to_path_buf(), place.shard);
+    if out.exists() && !out.is_dir() {
+        return Err(fail(
+            exit::USAGE,
+            format!(
+                "{} is a file, not a directory: give --out a directory (new, or one this {} \
+                 was started in)",
+                out.display(),
+                if config.sprt.is_some() {
+                    "test"
+                } else {
+                    "league"
+                }
+            ),
+        ));
+    }
     let copy = out.join("league.toml");
     match std::fs::read_to_string(&copy) {
         Ok(text) => {

@@ -694,6 +694,21 @@ fn a_directory_that_holds_something_else_is_refused_and_left_as_it_was() {
     std::fs::write(early.join("games.jsonl"), "").unwrap();
     sprt(&early, &args).run().assert_code(11);
     assert!(early.join("league.toml").is_file());
+    // A file given as the directory: refused as a wrong option, the file as it was.
+    let file = dir.join("afile");
+    std::fs::write(&file, "x\n").unwrap();
+    sprt(&file, &args)
+        .run()
+        .assert_code(2)
+        .assert_stderr_has("is a file, not a directory");
+    multiversi("league")
+        .arg(&config)
+        .arg("--out")
+        .arg(&file)
+        .run()
+        .assert_code(2)
+        .assert_stderr_has("is a file, not a directory");
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), "x\n");
 }
 
 /// A second record of one of the test's games with other contents (the same id and place, an
