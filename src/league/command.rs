@@ -372,6 +372,7 @@ pub fn run_league(args: &LeagueArgs) -> Result<()> {
 /// then plays what is not yet recorded (a league's schedule, or a sequential test).
 pub fn play_config(config: &LeagueConfig, place: &Place) -> Result<()> {
     let (out, shard) = (place.out.to_path_buf(), place.shard);
+    check_addresses(place)?;
     if out.exists() && !out.is_dir() {
         return Err(fail(
             exit::USAGE,
@@ -704,6 +705,26 @@ pub fn play_config(config: &LeagueConfig, place: &Place) -> Result<()> {
     crate::run::workers::trim_heap();
     write_standings(&out);
     played
+}
+
+/// Refuses an address given to `--web` or `--listen` that cannot be listened on (taken, not
+/// this machine's, not an address) before anything is written into the directory: bound once
+/// here and let go at once; the run binds it again when it starts serving.
+fn check_addresses(place: &Place) -> Result<()> {
+    if place.dry_run {
+        return Ok(());
+    }
+    for (option, address) in [("--web", &place.web), ("--listen", &place.listen)] {
+        if let Some(address) = address {
+            std::net::TcpListener::bind(address.as_str()).map_err(|e| {
+                fail(
+                    exit::USAGE,
+                    format!("{option} {address}: cannot listen: {e}"),
+                )
+            })?;
+        }
+    }
+    Ok(())
 }
 
 /// How many games a run plays at once: its concurrency, unless it has fewer deals left, since

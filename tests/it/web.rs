@@ -70,6 +70,38 @@ pub fn start_league(dir: &Path, config: &Path) -> (Running, SocketAddr) {
     }
 }
 
+/// An address that is taken is refused (exit 2) before the league's directory is written.
+#[test]
+fn a_taken_address_is_refused_before_the_directory_is_written() {
+    let dir = temp_dir("web_taken");
+    let config = config(
+        &dir,
+        &[
+            ("a", "builtin:random".into()),
+            ("b", "builtin:random".into()),
+            ("c", "builtin:greedy".into()),
+        ],
+        1,
+        1,
+    );
+    let taken = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let address = taken.local_addr().unwrap().to_string();
+    for option in ["--web", "--listen"] {
+        multiversi("league")
+            .arg(&config)
+            .arg("--out")
+            .arg(dir.join("out"))
+            .args(&[option, &address])
+            .run()
+            .assert_code(2)
+            .assert_stderr_has(&format!("{option} {address}: cannot listen"));
+        assert!(
+            !dir.join("out").exists(),
+            "{option}: the directory was written"
+        );
+    }
+}
+
 /// One request, as raw bytes; the whole answer (the server closes every connection).
 fn request(address: SocketAddr, raw: &[u8]) -> String {
     let mut stream = TcpStream::connect(address).unwrap();
