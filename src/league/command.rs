@@ -193,8 +193,9 @@ pub fn record_files(out: &Path) -> Result<Vec<PathBuf>> {
 /// The first entry of a directory without `league.toml` that a league or a test did not leave
 /// there, quoted; None if there is none (a missing or empty directory, or one where a run
 /// stopped, or another shard is, after taking its locks and before writing `league.toml`: its
-/// lock files, empty record files and the temporary file `league.toml` is written to). A league writes its standings and a test `sprt.json` into its directory, so
-/// one started in another program's directory (a `standings --out`, say) would overwrite them.
+/// lock files, empty record files and the temporary file `league.toml` is written to). A league
+/// writes its standings and a test `sprt.json` into its directory, so one started in another
+/// program's directory (a `standings --out`, say) would overwrite them.
 fn foreign_entry(out: &Path) -> Option<String> {
     let entries = std::fs::read_dir(out).ok()?;
     let mut names: Vec<String> = entries

@@ -95,8 +95,9 @@ pub enum Added {
 /// Every game read so far, boiled down as it is read: the bots' names, the deals, and the sums
 /// the standings are computed from (`aggregate::Sums`), so that memory grows with the bots and
 /// the deals, not with the games. What still grows with the games is small and said where it is
-/// kept: a key per game for the duplicates and the second records of one place (`seen`), and for the online rating, which
-/// depends on the order of the games, a few bytes per game (`Sums::online`).
+/// kept: a key per game for the duplicates and the second records of one place (`seen`), and
+/// for the online rating, which depends on the order of the games, a few bytes per game
+/// (`Sums::online`).
 #[derive(Clone, Debug)]
 pub struct Games {
     /// Bot names in order of first appearance.

@@ -584,19 +584,22 @@ fn another_tests_records_under_the_same_name_are_ignored_said_once_and_left_in_p
     assert_eq!(own[2].seed, own[3].seed);
 }
 
+/// A test of the instant bots that stops undecided at its cap of four games (exit 11).
+const SHORT_TEST: [&str; 6] = [
+    "builtin:greedy",
+    "builtin:random",
+    "--seed",
+    "1",
+    "--max-games",
+    "4",
+];
+
 /// `--status` says what a resume would: a record file's damaged lines are named in a warning and
 /// counted in the JSON, and they change nothing the test counts.
 #[test]
 fn the_status_of_a_test_says_its_damaged_lines() {
     let dir = temp_dir("sprt_status_damaged");
-    let args = [
-        "builtin:greedy",
-        "builtin:random",
-        "--seed",
-        "1",
-        "--max-games",
-        "4",
-    ];
+    let args = SHORT_TEST;
     sprt(&dir, &args).run().assert_code(11);
     let status = |json: bool| {
         let command = multiversi("sprt").arg("--status").arg(&dir);
@@ -717,14 +720,7 @@ fn a_directory_that_holds_something_else_is_refused_and_left_as_it_was() {
 #[test]
 fn a_second_record_of_a_game_with_other_contents_counts_nowhere() {
     let dir = temp_dir("sprt_same_place");
-    let args = [
-        "builtin:greedy",
-        "builtin:random",
-        "--seed",
-        "1",
-        "--max-games",
-        "4",
-    ];
+    let args = SHORT_TEST;
     sprt(&dir, &args).run().assert_code(11);
     let before = result(&dir);
     let records = dir.join("games.jsonl");
