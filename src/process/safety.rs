@@ -8,10 +8,11 @@
 //! apart from the one bot process (`child`) that registers itself with them.
 
 use crate::procfs;
+use nix::errno::Errno;
 use nix::sys::prctl;
 use nix::sys::signal::{self, killpg, SaFlags, SigAction, SigHandler, SigSet, Signal};
 use nix::sys::wait::{waitpid, WaitPidFlag};
-use nix::unistd::{getpgrp, getpid, Pid};
+use nix::unistd::{getpgid, getpgrp, getpid, Pid};
 use std::io::{self, Write};
 use std::os::unix::process::CommandExt;
 use std::path::Path;
@@ -229,25 +230,45 @@ pub fn sweep_strays(killed: Option<i32>) {
             .map(|slot| slot.load(Ordering::SeqCst))
             .filter(|&g| g > 0)
             .collect();
-        let procs = procfs::all_processes();
-        let strays: Vec<&procfs::Stat> = procs
-            .iter()
-            .filter(|p| p.ppid == me && p.pid != guard && !bots.contains(&p.pgid))
-            .collect();
-        let dying = killed.is_some_and(|g| procs.iter().any(|p| p.pgid == g && !p.zombie));
+        // Every process on the machine only where the kernel does not list a thread's children.
+        let mut procs = None;
+        let strays: Vec<(i32, i32)> = match procfs::own_children() {
+            Some(children) => children
+                .into_iter()
+                .filter(|&pid| pid != guard)
+                // A child of ours stays (a zombie at worst) until we reap it: its group is known.
+                .filter_map(|pid| Some((pid, getpgid(Some(Pid::from_raw(pid))).ok()?.as_raw())))
+                .filter(|(_, pgid)| !bots.contains(pgid))
+                .collect(),
+            None => procs
+                .insert(procfs::all_processes())
+                .iter()
+                .filter(|p| p.ppid == me && p.pid != guard && !bots.contains(&p.pgid))
+                .map(|p| (p.pid, p.pgid))
+                .collect(),
+        };
+        let dying = killed.is_some_and(|g| {
+            // Most groups are empty once their leader is reaped: the kernel says so at once.
+            // Otherwise only every process's state tells the dying members from zombies.
+            killpg(Pid::from_raw(g), None) != Err(Errno::ESRCH)
+                && procs
+                    .get_or_insert_with(procfs::all_processes)
+                    .iter()
+                    .any(|p| p.pgid == g && !p.zombie)
+        });
         if strays.is_empty() && !dying {
             return;
         }
-        for stray in strays {
+        for (pid, pgid) in strays {
             // A stray that leads a group made it (`setsid`, `setpgid`): kill that group whole.
             // The group id is the stray's pid, which stays the referee's until it is reaped, so
             // the group cannot be anyone else's. Other groups are left to their own leaders.
-            if stray.pgid == stray.pid && stray.pgid != my_group && stray.pgid > 1 {
-                kill_group(stray.pgid);
+            if pgid == pid && pgid != my_group && pgid > 1 {
+                kill_group(pgid);
             }
             // Signalling and reaping our own child by its pid, which stays ours (as a zombie at
             // worst) until this waitpid reaps it. Its status is of no use.
-            let pid = Pid::from_raw(stray.pid);
+            let pid = Pid::from_raw(pid);
             let _ = signal::kill(pid, Signal::SIGKILL);
             let _ = waitpid(pid, Some(WaitPidFlag::WNOHANG));
         }
