@@ -6,6 +6,7 @@ use super::read::Loaded;
 use crate::exit::{self, fail};
 use crate::record::{FaultRecord, GameRecord, MoveRecord, ScheduleRef, SeatRecord};
 use anyhow::Result;
+use std::io::Write as _;
 use std::path::Path;
 
 /// The viewer page, with two placeholders: the title and the data.
@@ -19,14 +20,27 @@ const TITLE_MARK: &str = "@TITLE@";
 /// escape are copied whole: a league's viewer is tens of megabytes of JSON, and a character at
 /// a time was most of its cost.
 fn write_script_safe(out: &mut impl std::io::Write, json: &[u8]) -> std::io::Result<()> {
+    // Most records hold no U+2028 or U+2029 (E2 80 A8, E2 80 A9 in UTF-8): then only `<`, `>`
+    // and `&` are looked for, with a vectorised search instead of a look at every byte.
     let mut from = 0;
+    if memchr::memchr(0xE2, json).is_none() {
+        for i in memchr::memchr3_iter(b'<', b'>', b'&', json) {
+            out.write_all(&json[from..i])?;
+            out.write_all(match json[i] {
+                b'<' => b"\\u003c",
+                b'>' => b"\\u003e",
+                _ => b"\\u0026",
+            })?;
+            from = i + 1;
+        }
+        return out.write_all(&json[from..]);
+    }
     let mut i = 0;
     while i < json.len() {
         let escape: &[u8] = match json[i] {
             b'<' => b"\\u003c",
             b'>' => b"\\u003e",
             b'&' => b"\\u0026",
-            // U+2028 and U+2029 are E2 80 A8 and E2 80 A9 in UTF-8.
             0xE2 if json.get(i + 1) == Some(&0x80) && json.get(i + 2) == Some(&0xA8) => b"\\u2028",
             0xE2 if json.get(i + 1) == Some(&0x80) && json.get(i + 2) == Some(&0xA9) => b"\\u2029",
             _ => {
@@ -111,17 +125,35 @@ fn viewer_record(record: &GameRecord) -> ViewerRecord<'_> {
     }
 }
 
-/// One game's record as the viewer's data holds it: its JSON, already script-safe. Made apart
-/// from the page so that the standings' reading threads make it for their games, on every core,
-/// while the one thread that writes the page only copies it in order: serialising every record
-/// on that thread was most of what the end of a league cost.
+/// One game's record as the viewer's data holds it: the entry's fields after its source
+/// (`"record":…`), already script-safe. Made apart from the page so that the standings'
+/// reading threads make it for their games, on every core, while the one thread that writes the
+/// page only copies it in order: serialising every record on that thread was most of what the
+/// end of a league cost.
 pub struct ViewerJson(Vec<u8>);
 
 impl ViewerJson {
     pub fn of(record: &GameRecord) -> std::io::Result<ViewerJson> {
         let json = serde_json::to_vec(&viewer_record(record))?;
-        let mut safe = Vec::with_capacity(json.len() + json.len() / 64);
+        let mut safe = Vec::with_capacity(json.len() + json.len() / 64 + 10);
+        safe.extend_from_slice(b"\"record\":");
         write_script_safe(&mut safe, &json)?;
+        Ok(ViewerJson(safe))
+    }
+
+    /// A record line copied as it is, for a line known to read as a whole record (one the
+    /// standings' lean reading took, which `replay::read::read_line` takes too): parsing the
+    /// line whole and serialising it again was most of what writing a league's viewer cost. The
+    /// page reads it to the same record: the same fields (fields it does not know are left
+    /// alone), with the seed, which a JavaScript number cannot hold exactly above 2^53, given
+    /// beside it as a string that the page puts in its place (`"seed":"…","record":…`).
+    pub fn of_line(line: &[u8], seed: Option<u64>) -> std::io::Result<ViewerJson> {
+        let mut safe = Vec::with_capacity(line.len() + line.len() / 64 + 40);
+        if let Some(seed) = seed {
+            write!(safe, "\"seed\":\"{seed}\",")?;
+        }
+        safe.extend_from_slice(b"\"record\":");
+        write_script_safe(&mut safe, line)?;
         Ok(ViewerJson(safe))
     }
 }
@@ -190,8 +222,7 @@ impl<W: std::io::Write> Streaming<W> {
         self.game_json(source, &ViewerJson::of(record)?)
     }
 
-    /// The next game, its record made already: `{"source":…,"record":…}`, as serialising the
-    /// pair would write it.
+    /// The next game, its record made already: `{"source":…,"record":…}` (see `ViewerJson`).
     pub fn game_json(&mut self, source: &str, record: &ViewerJson) -> std::io::Result<()> {
         if self.games > 0 {
             self.out.write_all(b",")?;
@@ -199,7 +230,7 @@ impl<W: std::io::Write> Streaming<W> {
         self.json.clear();
         self.json.extend_from_slice(b"{\"source\":");
         serde_json::to_writer(&mut self.json, source)?;
-        self.json.extend_from_slice(b",\"record\":");
+        self.json.push(b',');
         write_script_safe(&mut self.out, &self.json)?;
         self.out.write_all(&record.0)?;
         self.out.write_all(b"}")?;
@@ -276,6 +307,35 @@ mod tests {
         };
         let page = render(&[&loaded], None);
         assert!(page.contains("\"seed\":\"11140139307897113782\""));
+    }
+
+    /// The viewer's data of one entry as the page reads it: an exact seed given beside the
+    /// record put in the record's place.
+    fn as_the_page_reads(entry: &[u8]) -> serde_json::Value {
+        let mut value: serde_json::Value =
+            serde_json::from_slice(&[b"{".as_slice(), entry, b"}"].concat()).unwrap();
+        if let Some(seed) = value.as_object_mut().unwrap().remove("seed") {
+            value["record"]["seed"] = seed;
+        }
+        value
+    }
+
+    #[test]
+    fn a_line_copied_reads_as_the_record_serialised_again() {
+        let mut record = crate::replay::read::read_line(SAMPLE.as_bytes()).unwrap();
+        // Above 2^53; a name that would end the script element; the two line separators.
+        record.seed = Some(11140139307897113782);
+        record.seats[1].name = "</script><b>&\u{2028}\u{2029}".into();
+        for seed in [record.seed, None] {
+            record.seed = seed;
+            let line = serde_json::to_vec(&record).unwrap();
+            let copied = ViewerJson::of_line(&line, seed).unwrap().0;
+            let made = ViewerJson::of(&record).unwrap().0;
+            for entry in [&copied, &made] {
+                assert!(!entry.iter().any(|b| b"<>&".contains(b)));
+            }
+            assert_eq!(as_the_page_reads(&copied), as_the_page_reads(&made));
+        }
     }
 
     #[test]

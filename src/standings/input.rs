@@ -6,9 +6,10 @@
 //! the next chunk from the queue, reads its lines and boils each game down to its `Digest` (the
 //! record's checks, its fingerprint, each seat's moves and times): with the standings' lean
 //! reading (`lean`), or with `replay::read::read_line`, as `multiversi replay` reads a line, for
-//! a line the lean reading does not take and for the replay viewer, which is written from whole
-//! records: then the worker also serialises the game as the viewer takes it (`ViewerJson`), so
-//! that writing the viewer in order is a copy. The calling thread takes the results back by their
+//! a line the lean reading does not take. For the replay viewer the worker also makes the game's
+//! entry (`ViewerJson`): the line itself, made script-safe, when the lean reading took it, and
+//! otherwise the record read whole, serialised again; so that writing the viewer in order is a
+//! copy. The calling thread takes the results back by their
 //! numbers, so in file and line order, and adds each game to the sums (`Games::add_digest`)
 //! and, when it counts, copies it into the viewer; when the next result is not
 //! ready, it reads a chunk from the queue itself rather than wait. So the thread that also adds
@@ -234,13 +235,13 @@ fn read_chunk(Chunk { file, mut bytes }: Chunk, whole: bool, scratch: &mut lean:
 
 /// One line read as a game, or why it is not one (in `read_line`'s words).
 fn read_game(text: &[u8], whole: bool, scratch: &mut lean::Scratch) -> Result<Game, String> {
-    if !whole {
-        if let Some(digest) = lean::digest(text, scratch) {
-            return Ok(Game {
-                digest,
-                viewer: None,
-            });
-        }
+    if let Some(digest) = lean::digest(text, scratch) {
+        // A line the lean reading takes reads whole to the same record: the viewer copies it.
+        let viewer = match (&digest.game, whole) {
+            (Ok(game), true) => Some(ViewerJson::of_line(text, game.seed)),
+            _ => None,
+        };
+        return Ok(Game { digest, viewer });
     }
     let record = read_line(text)?;
     let moves = played(&record);
