@@ -1031,3 +1031,58 @@ fn a_leagues_final_standings_count_only_its_own_games() {
         (&72.into(), &serde_json::Value::Null)
     );
 }
+
+/// The names in a directory, sorted.
+fn entries(dir: &std::path::Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    names
+}
+
+/// A run refused because another holds the directory (exit 5) leaves nothing it created: a
+/// shard of another count, a run without `--shard`, the same shard again. The running shard's
+/// lock files stay.
+#[test]
+fn a_refused_run_leaves_nothing_it_created_in_the_directory() {
+    let dir = temp_dir("league-refused-clean");
+    let config = league_config(&dir, 5, "rounds = 200");
+    let out = dir.join("out");
+    let (c, o) = (config.to_str().unwrap(), out.to_str().unwrap());
+    let mut first = multiversi("league")
+        .args(&[c, "--out", o, "--shard", "1/2", "--concurrency", "1"])
+        .stdout_to(std::process::Stdio::null())
+        .stderr_to(std::process::Stdio::null())
+        .spawn();
+    let records = out.join("games-1-of-2.jsonl");
+    let started = std::time::Instant::now();
+    while std::fs::metadata(&records).map_or(0, |m| m.len()) == 0 {
+        assert!(
+            started.elapsed().as_secs() < 60,
+            "the first shard records a game"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let before = entries(&out);
+    assert!(before.contains(&"run-of-2.lock".to_string()), "{before:?}");
+    let refused = [
+        league(&[c, "--out", o, "--shard", "1/3"]),
+        league(&[c, "--out", o, "--shard", "3/3"]),
+        league(&[c, "--out", o]),
+        league(&[c, "--out", o, "--shard", "1/2"]),
+    ];
+    let after = entries(&out);
+    let still_running = first.try_wait().is_none();
+    if still_running {
+        first.signal(libc::SIGINT);
+    }
+    first.wait();
+    assert!(still_running, "the first shard was still playing");
+    for run in &refused {
+        run.assert_code(5);
+    }
+    refused[0].assert_stderr_has("a run with --shard I/2 is playing");
+    assert_eq!(after, before, "the refused runs left nothing behind");
+}
