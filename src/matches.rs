@@ -80,7 +80,8 @@ pub struct MatchArgs {
     #[arg(long)]
     pub restart: bool,
     /// The name of bot N (counted from 1) in the table, records and logs, e.g. --name 1=mybot;
-    /// may repeat. Without it a bot is named after its command.
+    /// may repeat. Without it a bot is named after its command; a bot whose name from its
+    /// command it takes is numbered (greedy-2), with a note on stderr.
     #[arg(long, value_name = "N=NAME")]
     pub name: Vec<String>,
     /// Working directory of bot N (counted from 1), e.g. --cwd 2=bots/mine; may repeat.
@@ -187,8 +188,11 @@ impl MatchArgs {
         }
         // Names are how the table tells bots apart: `--name`, else from the command, made distinct.
         let given = names::parse_given(&self.name, bots.len()).map_err(|e| fail(exit::USAGE, e))?;
-        let distinct =
+        let (distinct, yielded) =
             crate::run::lineup::assign_names(&bots, &given).map_err(|e| fail(exit::USAGE, e))?;
+        for y in &yielded {
+            crate::stderr_line!("{}", y.note(&distinct[y.bot]));
+        }
         for (bot, name) in bots.iter_mut().zip(distinct) {
             bot.name = name;
         }

@@ -104,6 +104,44 @@ pub fn assign(
     commands: &[Option<Vec<String>>],
     given: &[Option<String>],
 ) -> Result<Vec<String>, String> {
+    assign_noting(automatic, commands, given).map(|(names, _)| names)
+}
+
+/// A bot whose automatic name (the one it has without any `--name`) `--name` gave to another
+/// bot: the given name is kept as it is, so this one's is changed (numbered), which the person
+/// who typed `--name` may not expect (`Yielded::note` says it).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Yielded {
+    /// The bot renamed, from 0.
+    pub bot: usize,
+    /// The name it has without any `--name`.
+    pub automatic: String,
+    /// The bot `--name` gave that name to, from 0.
+    pub to: usize,
+}
+
+impl Yielded {
+    /// The note for a person: which bot got which name instead of which, and why; `name` is the
+    /// bot's name as the run has it.
+    pub fn note(&self, name: &str) -> String {
+        format!(
+            "multiversi: note: bot {} is named {name}, not {}: --name {}={} gave that name to bot \
+             {}, and a name given with --name is kept as it is",
+            self.bot + 1,
+            self.automatic,
+            self.to + 1,
+            self.automatic,
+            self.to + 1
+        )
+    }
+}
+
+/// `assign`, with the bots whose automatic name was taken by a given one.
+pub fn assign_noting(
+    automatic: &[String],
+    commands: &[Option<Vec<String>>],
+    given: &[Option<String>],
+) -> Result<(Vec<String>, Vec<Yielded>), String> {
     let n = automatic.len();
     let mut names: Vec<String> = automatic.to_vec();
     for i in 0..n {
@@ -157,7 +195,21 @@ pub fn assign(
         }
         used.push(names[i].clone());
     }
-    Ok(names)
+    // A bot whose name without any --name is given to another bot, and so is not its name.
+    let mut yielded = Vec::new();
+    if given.iter().any(Option::is_some) {
+        let (plain, _) = assign_noting(automatic, commands, &vec![None; n])?;
+        for i in (0..n).filter(|&i| given[i].is_none() && names[i] != plain[i]) {
+            if let Some(to) = given.iter().position(|g| g.as_ref() == Some(&plain[i])) {
+                yielded.push(Yielded {
+                    bot: i,
+                    automatic: plain[i].clone(),
+                    to,
+                });
+            }
+        }
+    }
+    Ok((names, yielded))
 }
 
 /// Reads the `--name N=NAME` options of a match of `bots` bots: the given name of each bot.
@@ -212,8 +264,9 @@ mod tests {
         assert_eq!(command_name(&v("/usr/bin/bwrap --ro-bind / /")), "bwrap");
     }
 
-    /// The names of a line-up of commands (`builtin:NAME` for built-in bots) and `--name`s.
-    fn names(specs: &[&str], given: &[Option<&str>]) -> Result<Vec<String>, String> {
+    /// A line-up of commands (`builtin:NAME` for built-in bots): the bots' automatic names and
+    /// their commands, as `assign` takes them.
+    fn lineup(specs: &[&str]) -> (Vec<String>, Vec<Option<Vec<String>>>) {
         let commands: Vec<Option<Vec<String>>> = specs
             .iter()
             .map(|s| (!s.starts_with("builtin:")).then(|| v(s)))
@@ -226,6 +279,12 @@ mod tests {
                 None => s.trim_start_matches("builtin:").to_string(),
             })
             .collect();
+        (automatic, commands)
+    }
+
+    /// The names of a line-up of commands and `--name`s.
+    fn names(specs: &[&str], given: &[Option<&str>]) -> Result<Vec<String>, String> {
+        let (automatic, commands) = lineup(specs);
         let mut given: Vec<Option<String>> = given.iter().map(|g| g.map(String::from)).collect();
         given.resize(specs.len(), None);
         assign(&automatic, &commands, &given)
@@ -296,6 +355,43 @@ mod tests {
             err,
             "--name 2=a: bot 1 has that name too; give each bot its own"
         );
+        // Which automatic names a given one took, and from whom.
+        let yielded = |specs: &[&str], given: &[Option<&str>]| {
+            let (automatic, commands) = lineup(specs);
+            let mut given: Vec<Option<String>> =
+                given.iter().map(|g| g.map(String::from)).collect();
+            given.resize(specs.len(), None);
+            let (names, yielded) = assign_noting(&automatic, &commands, &given).unwrap();
+            let notes: Vec<String> = yielded.iter().map(|y| y.note(&names[y.bot])).collect();
+            (names, notes)
+        };
+        assert_eq!(
+            yielded(
+                &["builtin:random", "./mine", "builtin:greedy"],
+                &[None, Some("greedy")]
+            ),
+            (
+                vec!["random".into(), "greedy".into(), "greedy-2".into()],
+                vec![
+                    "multiversi: note: bot 3 is named greedy-2, not greedy: --name 2=greedy gave \
+                     that name to bot 2, and a name given with --name is kept as it is"
+                        .to_string()
+                ]
+            )
+        );
+        // Twins exchanged: the first is numbered now, the second was before.
+        let (names, notes) = yielded(
+            &["builtin:greedy", "builtin:greedy"],
+            &[None, Some("greedy")],
+        );
+        assert_eq!(names, ["greedy-2", "greedy"]);
+        assert_eq!(notes.len(), 1);
+        assert!(notes[0].contains("bot 1 is named greedy-2, not greedy: --name 2=greedy"));
+        // A given name that changes nothing, or takes no other bot's name: no note.
+        for given in [[Some("greedy"), None], [None, Some("mine")]] {
+            let (_, notes) = yielded(&["builtin:greedy", "builtin:greedy", "./x"], &given);
+            assert!(notes.is_empty(), "{given:?}: {notes:?}");
+        }
     }
 
     #[test]

@@ -113,6 +113,44 @@ pub trait Schedule: Send + Sync {
     }
 }
 
+/// What a record is to a run that counts its own games: one of them, or why not.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Whose {
+    /// The run's game: of its name, and the schedule's game at its index.
+    Own,
+    /// Another run's, by its name, or of no schedule at all (a plain match's).
+    OtherRun,
+    /// It bears the run's name but is not the schedule's game at its index (another run of
+    /// that name wrote it), and why (`Schedule::mismatch`).
+    NotScheduled(String),
+}
+
+/// A run's own games, as every reader that counts them tells them from the other records in
+/// its directory: the resume's finished set, a sequential test's state and the standings the
+/// run writes at its end all ask `whose`, so that none of them counts a record another takes
+/// for another run's.
+#[derive(Clone, Copy)]
+pub struct OwnGames<'a> {
+    /// The run's name (`schedule.run` of its records).
+    pub run: &'a str,
+    pub schedule: &'a dyn Schedule,
+}
+
+impl OwnGames<'_> {
+    /// Whose a record is, from its place in a schedule, its seed and the names in its seats.
+    pub fn whose(&self, place: Option<&ScheduleRef>, seed: Option<u64>, names: &[&str]) -> Whose {
+        match place {
+            Some(place) if place.run == self.run => {
+                match self.schedule.mismatch(place, seed, names) {
+                    None => Whose::Own,
+                    Some(why) => Whose::NotScheduled(why),
+                }
+            }
+            _ => Whose::OtherRun,
+        }
+    }
+}
+
 /// Who sat where.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SeatRecord {

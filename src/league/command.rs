@@ -12,7 +12,7 @@ use super::schedule::{self, Deal, Shape};
 use crate::exit::{self, fail};
 use crate::files::write_atomically;
 use crate::protocol::TimeControl;
-use crate::record::{Schedule, Scheduled};
+use crate::record::{OwnGames, Schedule, Scheduled};
 use crate::referee::random_opening;
 use crate::rules::Rules;
 use crate::run::lineup::{bot_spec, set_logs};
@@ -700,11 +700,19 @@ pub fn play_config(config: &LeagueConfig, place: &Place) -> Result<()> {
     if let Some(lobby) = lobby.as_mut() {
         lobby.close();
     }
-    // The plan and the schedule are not needed for the standings, which read the records: let
-    // them go first, so that the run's peak memory is not their sum.
-    drop((run, all, mine, finished));
+    // The plan and the finished set are not needed for the standings, which read the records
+    // and check them against the schedule (its deals, far fewer than the games): let them go
+    // first, so that the run's peak memory is not their sum.
+    drop((run, mine, finished));
     crate::run::workers::trim_heap();
-    write_standings(&out);
+    write_standings(
+        &out,
+        OwnGames {
+            run: &config.name,
+            schedule: &own,
+        },
+        "this league's",
+    );
     played
 }
 
@@ -851,11 +859,14 @@ pub fn watch(
     Ok(web)
 }
 
-/// The standings of every game in the league directory (all shards), written beside the records
-/// (standings.json, .csv, .html and the games' viewer) and printed; also after an interruption,
-/// since finished games are kept. A failure here is a warning: the games are safe on disk and
-/// `multiversi standings` can compute the same again.
-pub fn write_standings(out: &Path) {
+/// The standings of the run's games in the league directory (all shards), written beside the
+/// records (standings.json, .csv, .html and the games' viewer) and printed; also after an
+/// interruption, since finished games are kept. Only the records `own` takes for the run's games
+/// count, as its resume counts them: another run's records in the directory (of the same name
+/// and another seed, or copied in) are left out with a warning (`whose`: "this league's"). A
+/// failure here is a warning: the games are safe on disk and `multiversi standings` can compute
+/// the same again.
+pub fn write_standings(out: &Path, own: OwnGames, whose: &str) {
     let files = match record_files(out) {
         Ok(files) if !files.is_empty() => files,
         _ => return,
@@ -865,7 +876,8 @@ pub fn write_standings(out: &Path) {
         dir: out,
         viewer: true,
     };
-    match crate::standings::command::from_files(&files, &options, false, Some(output)) {
+    let only = crate::standings::command::Only { own, whose };
+    match crate::standings::command::from_files(&files, &options, false, Some(output), Some(only)) {
         Ok(standings) => {
             // A closed stdout is no reason to say more: the files are written.
             let _ = print_stdout(&format!(

@@ -23,7 +23,7 @@ use super::command::{self as league, Place};
 use super::config::{LeagueConfig, SprtKeys};
 use crate::exit::{self, fail};
 use crate::files::write_atomically;
-use crate::record::{Schedule, Scheduled};
+use crate::record::{OwnGames, Schedule, Scheduled};
 use crate::referee::random_opening;
 use crate::reporters::faults::FaultMessages;
 use crate::reporters::progress::Progress;
@@ -938,7 +938,12 @@ pub fn run(
     };
     // The end says what the files say, whatever this run saw.
     let (state, found) = state_of(&test, out)?;
-    league::write_standings(out);
+    let schedule = test.schedule();
+    let own = OwnGames {
+        run: &config.name,
+        schedule: &*schedule,
+    };
+    league::write_standings(out, own, "this test's");
     let written = write_results(&test, &state, &found, out);
     let report = state.report();
     league::print_stdout(&format!(

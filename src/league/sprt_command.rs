@@ -173,7 +173,7 @@ impl SprtArgs {
                 }
             }
         }
-        let names =
+        let (names, yielded) =
             crate::run::lineup::assign_names(&specs, &given).map_err(|e| fail(exit::USAGE, e))?;
         let mut names: Vec<String> = names.iter().map(|n| config_name(n)).collect();
         for i in 0..names.len() {
@@ -183,6 +183,9 @@ impl SprtArgs {
                 names[i] = format!("{base}-{n}");
                 n += 1;
             }
+        }
+        for y in &yielded {
+            crate::stderr_line!("{}", y.note(&names[y.bot]));
         }
         let dirs = crate::options::bot_dirs(&self.cwd, words.len())?;
         let mut bots: Vec<BotConfig> = words

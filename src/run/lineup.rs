@@ -81,14 +81,18 @@ fn plain(name: &str, command: Vec<String>, argv: Vec<String>, dir: Option<PathBu
 }
 
 /// `names::assign` for the bots of a run: their names so far (from `builtin:NAME` or the
-/// command) made distinct, `given[i]` taking precedence for bot i.
-pub fn assign_names(bots: &[BotSpec], given: &[Option<String>]) -> Result<Vec<String>, String> {
+/// command) made distinct, `given[i]` taking precedence for bot i; with the bots whose automatic
+/// name a given one took (`names::Yielded`), for the front-end to say.
+pub fn assign_names(
+    bots: &[BotSpec],
+    given: &[Option<String>],
+) -> Result<(Vec<String>, Vec<crate::names::Yielded>), String> {
     let automatic: Vec<String> = bots.iter().map(|b| b.name.clone()).collect();
     let commands: Vec<Option<Vec<String>>> = bots
         .iter()
         .map(|b| (!b.builtin).then(|| b.argv.clone()))
         .collect();
-    crate::names::assign(&automatic, &commands, given)
+    crate::names::assign_noting(&automatic, &commands, given)
 }
 
 /// Names are how tables tell bots apart: bots whose commands give the same name are told apart by
@@ -96,7 +100,7 @@ pub fn assign_names(bots: &[BotSpec], given: &[Option<String>]) -> Result<Vec<St
 pub fn distinct_names(bots: &mut [BotSpec]) {
     let none = vec![None; bots.len()];
     // Without given names, assigning cannot fail.
-    if let Ok(names) = assign_names(bots, &none) {
+    if let Ok((names, _)) = assign_names(bots, &none) {
         for (bot, name) in bots.iter_mut().zip(names) {
             bot.name = name;
         }

@@ -7,7 +7,7 @@
 //! them. A game's line is serialised by the worker that played it (`Line::of`), so that the
 //! writer does nothing but write.
 
-use crate::record::{GameRecord, Schedule, ScheduleRef, FORMAT};
+use crate::record::{GameRecord, OwnGames, Schedule, ScheduleRef, Whose, FORMAT};
 use std::collections::HashSet;
 use std::fs::File;
 use std::io::{BufRead, Read, Seek, SeekFrom, Write};
@@ -252,7 +252,8 @@ impl Ignored {
 /// (cut off by a kill) is not a finished game and is skipped: that game is played again. A
 /// game recorded twice (which the runner never does) counts once, the first. With `schedule`,
 /// a record of the run that is not the schedule's game at its index (`Schedule::mismatch`) is
-/// not a finished game either: it is returned among the ignored ones, and its index is played.
+/// not a finished game either (`OwnGames::whose`): it is returned among the ignored ones, and
+/// its index is played.
 pub fn finished(
     path: &Path,
     run: &str,
@@ -285,9 +286,14 @@ pub fn finished(
             }
             if let Some(schedule) = schedule {
                 let names: Vec<&str> = seats.iter().map(|s| s.name.as_str()).collect();
-                if let Some(why) = schedule.mismatch(&place, seed, &names) {
-                    ignored.add(&game, &why);
-                    continue;
+                let own = OwnGames { run, schedule };
+                match own.whose(Some(&place), seed, &names) {
+                    Whose::Own => {}
+                    Whose::OtherRun => continue,
+                    Whose::NotScheduled(why) => {
+                        ignored.add(&game, &why);
+                        continue;
+                    }
                 }
             }
             if into.indices.insert(place.index) {

@@ -22,7 +22,7 @@
 use super::estimate::EloEstimate;
 use super::gsprt::{Bounds, Hypotheses, Verdict};
 use super::units::{head_to_head, UnitCounts};
-use crate::record::{GameRecord, Schedule};
+use crate::record::{GameRecord, OwnGames, Schedule, Whose};
 use crate::rules::{Rules, Seat, Square};
 use std::collections::BTreeMap;
 use std::fmt;
@@ -423,11 +423,25 @@ impl SprtState {
         }
         if let Some(Checked(own)) = &self.schedule {
             let names: Vec<&str> = record.seats.iter().map(|s| s.name.as_str()).collect();
-            if let Some(why) = own.mismatch(schedule, record.seed, &names) {
-                return Err(RecordError::Foreign {
-                    game: game_id(),
-                    why,
-                });
+            let own = OwnGames {
+                run: &self.setup.run,
+                schedule: &**own,
+            };
+            match own.whose(Some(schedule), record.seed, &names) {
+                Whose::Own => {}
+                // Not met: the run's name was checked above.
+                Whose::OtherRun => {
+                    return Err(RecordError::OtherRun {
+                        game: game_id(),
+                        run: schedule.run.clone(),
+                    })
+                }
+                Whose::NotScheduled(why) => {
+                    return Err(RecordError::Foreign {
+                        game: game_id(),
+                        why,
+                    })
+                }
             }
         }
         let (unit, slot) = (schedule.deal, schedule.seating as usize);

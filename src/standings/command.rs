@@ -5,6 +5,7 @@ use super::input;
 use super::{compute_owned, report, NameClash, Options, Standings};
 use crate::exit::{self, fail};
 use crate::files::write_atomically;
+use crate::record::OwnGames;
 use anyhow::Result;
 use clap::Args;
 use std::io::Write;
@@ -48,7 +49,7 @@ pub fn run(args: &StandingsArgs) -> Result<()> {
         dir,
         viewer: !args.no_viewer,
     });
-    let standings = from_files(&args.files, &options, args.strict, out)?;
+    let standings = from_files(&args.files, &options, args.strict, out, None)?;
     let mut stdout = std::io::stdout().lock();
     stdout
         .write_all(report::terminal(&standings, true).as_bytes())
@@ -74,16 +75,28 @@ pub const CSV_FILE: &str = "standings.csv";
 pub const HTML_FILE: &str = "standings.html";
 pub const VIEWER_FILE: &str = "games.html";
 
+/// The standings of one run's own games (a league's or a sequential test's, written at its end):
+/// the records in its directory that are not its games are left out, counted and said.
+#[derive(Clone, Copy)]
+pub struct Only<'a> {
+    pub own: OwnGames<'a>,
+    /// The run, as the warning names it: "this league's", "this test's".
+    pub whose: &'a str,
+}
+
 /// Reads the record files (warnings for skipped lines on stderr), computes the standings and,
 /// with `out`, writes them there (each file complete or not at all). Errors: a file that cannot
 /// be read or, with `strict`, a damaged line (exit 3); no game at all (exit 3); an anchor that
-/// played none of the games (exit 2); a file that cannot be written (exit 5).
+/// played none of the games (exit 2); a file that cannot be written (exit 5). With `only`, the
+/// standings of that run's own games.
 pub fn from_files(
     paths: &[PathBuf],
     options: &Options,
     strict: bool,
     out: Option<Output>,
+    only: Option<Only>,
 ) -> Result<Standings> {
+    let own = only.map(|o| o.own);
     if let Some(out) = out {
         std::fs::create_dir_all(out.dir).map_err(|e| {
             fail(
@@ -101,7 +114,7 @@ pub fn from_files(
             let written = write_atomically(&out.dir.join(VIEWER_FILE), |file| {
                 let mut viewer =
                     crate::replay::html::Streaming::start(file, "multiversi standings · games")?;
-                let result = input::read_files(paths, strict, Some(&mut viewer), true);
+                let result = input::read_files(paths, strict, Some(&mut viewer), true, own);
                 let failed = result.is_err();
                 read = Some(result);
                 if failed {
@@ -113,10 +126,12 @@ pub fn from_files(
                 (Some(Err(e)), _) => return Err(e),
                 (_, Err(e)) => return Err(e),
                 (Some(Ok(read)), Ok(())) => read,
-                (None, Ok(())) => input::read_files::<std::io::Sink>(paths, strict, None, true)?,
+                (None, Ok(())) => {
+                    input::read_files::<std::io::Sink>(paths, strict, None, true, own)?
+                }
             }
         }
-        None => input::read_files::<std::io::Sink>(paths, strict, None, out.is_some())?,
+        None => input::read_files::<std::io::Sink>(paths, strict, None, out.is_some(), own)?,
     };
     for d in &read.damaged {
         crate::stderr_line!("multiversi: warning: {d} (line skipped)");
@@ -152,6 +167,11 @@ pub fn from_files(
             read.same_place.len()
         );
     }
+    if let Some(only) = only {
+        if let Some(warning) = not_own_warning(&read.not_own, only) {
+            crate::stderr_line!("{warning}");
+        }
+    }
     for clash in read.games.name_clashes() {
         crate::stderr_line!("multiversi: warning: {}", clash_text(&clash));
     }
@@ -166,10 +186,40 @@ pub fn from_files(
     standings.damaged_lines = read.damaged.len();
     standings.duplicates = read.duplicates.len();
     standings.same_place = read.same_place.len();
+    standings.other_runs = read.not_own.count();
     if let Some(out) = out {
         write_reports(out.dir, &standings, out.viewer.then_some(VIEWER_FILE))?;
     }
     Ok(standings)
+}
+
+/// The warning for the records a run's own standings left out, one for all of them: how many,
+/// of which kind, the first of the run's name and why; None when none was.
+fn not_own_warning(left: &input::NotOwn, only: Only) -> Option<String> {
+    if left.count() == 0 {
+        return None;
+    }
+    let mut kinds = Vec::new();
+    if left.not_scheduled > 0 {
+        let mut kind = format!(
+            "{} of run '{}' that are not games of its schedule",
+            left.not_scheduled, only.own.run
+        );
+        if let Some((source, game, why)) = &left.first {
+            kind += &format!(" (the first, game {game} at {source}: {why})");
+        }
+        kinds.push(kind);
+    }
+    if left.other_runs > 0 {
+        kinds.push(format!("{} of other runs or of none", left.other_runs));
+    }
+    Some(format!(
+        "multiversi: warning: the standings count only {} own games and leave out {} record(s) \
+         in its directory: {}. `multiversi standings` of the files counts every record",
+        only.whose,
+        left.count(),
+        kinds.join("; ")
+    ))
 }
 
 /// The warning for a name recorded with different commands: which, where each was first seen,

@@ -26,6 +26,7 @@
 use super::games::{played, Added, Digest, Facts, Games};
 use super::lean;
 use crate::exit::{self, fail};
+use crate::record::{OwnGames, Whose};
 use crate::replay::html::{Streaming, ViewerJson};
 use crate::replay::read::{cannot_read, read_line, Damaged, Source};
 use anyhow::Result;
@@ -54,16 +55,40 @@ pub struct Read {
     /// Lines holding another game in the place of one already counted (`Added::SamePlace`),
     /// with the first's number: not counted.
     pub same_place: Vec<(Source, u32)>,
+    /// With a run's own games only, the records that are not: not counted.
+    pub not_own: NotOwn,
+}
+
+/// The records left out of a run's own standings (`read_files` given `own`): not its games.
+#[derive(Debug, Default, PartialEq, Eq)]
+pub struct NotOwn {
+    /// Records of runs of other names, or of no schedule.
+    pub other_runs: usize,
+    /// Records of the run's name that are not its schedule's game at their index.
+    pub not_scheduled: usize,
+    /// The first of those: where, its game id, and why (`Schedule::mismatch`).
+    pub first: Option<(Source, String, String)>,
+}
+
+impl NotOwn {
+    /// How many records were left out.
+    pub fn count(&self) -> usize {
+        self.other_runs + self.not_scheduled
+    }
 }
 
 /// Reads the files in order. A file that cannot be opened or read is an error (exit 3) naming
 /// it; so is a damaged line when `strict`. With `viewer`, each game counted is written to it.
-/// `listed`: whether the games are kept for the HTML page's list of games.
+/// `listed`: whether the games are kept for the HTML page's list of games. With `own`, only the
+/// run's own games count (`OwnGames::whose`, asked by the reading threads): the other records
+/// are left out before they are numbered, as if the files did not hold them, and counted in
+/// `not_own`.
 pub fn read_files<W: Write>(
     paths: &[PathBuf],
     strict: bool,
     viewer: Option<&mut Streaming<W>>,
     listed: bool,
+    own: Option<OwnGames>,
 ) -> Result<Read> {
     // This thread reads chunks too: one worker fewer than cores, none on one core.
     let workers = std::thread::available_parallelism()
@@ -79,7 +104,7 @@ pub fn read_files<W: Write>(
     std::thread::scope(|scope| {
         for _ in 0..workers {
             let (queue, done) = (&queue, done.clone());
-            scope.spawn(move || work(queue, done, whole));
+            scope.spawn(move || work(queue, done, whole, own));
         }
         drop(done);
         let shared = Shared {
@@ -87,6 +112,7 @@ pub fn read_files<W: Write>(
             queue: &queue,
             results,
             out,
+            own,
         };
         // When this returns, early or not, the channels close and the workers end.
         read_in_order(paths, shared, whole, strict, viewer, listed)
@@ -101,6 +127,8 @@ struct Shared<'a> {
     results: Receiver<(usize, Done)>,
     /// At most this many chunks out at a time.
     out: usize,
+    /// Only the run's own games count.
+    own: Option<OwnGames<'a>>,
 }
 
 /// The chunks waiting to be read, taken by one thread at a time.
@@ -122,10 +150,12 @@ struct Done {
 }
 
 /// A line read as a game: its digest, and when the viewer is written, the record as the viewer
-/// takes it (or why it could not be made).
+/// takes it (or why it could not be made); with a run's own games only, whose it is when it is
+/// not the run's.
 struct Game {
     digest: Digest,
     viewer: Option<std::io::Result<ViewerJson>>,
+    not_own: Option<Whose>,
 }
 
 /// The files, read one after the other in chunks of whole lines.
@@ -188,8 +218,8 @@ impl Chunks<'_> {
 
 /// A worker: reads the lines of each chunk it takes from the queue and hands the results back,
 /// until no more chunks come or the results are no longer wanted. `whole`: keep each whole
-/// record.
-fn work(queue: &Queue, done: SyncSender<(usize, Done)>, whole: bool) {
+/// record. `own`: only the run's own games count.
+fn work(queue: &Queue, done: SyncSender<(usize, Done)>, whole: bool, own: Option<OwnGames>) {
     let mut scratch = lean::Scratch::default();
     loop {
         // The queue is held only while waiting for a chunk, not while reading it.
@@ -199,7 +229,7 @@ fn work(queue: &Queue, done: SyncSender<(usize, Done)>, whole: bool) {
         };
         let Ok((number, chunk)) = next else { return };
         if done
-            .send((number, read_chunk(chunk, whole, &mut scratch)))
+            .send((number, read_chunk(chunk, whole, own, &mut scratch)))
             .is_err()
         {
             return;
@@ -208,7 +238,12 @@ fn work(queue: &Queue, done: SyncSender<(usize, Done)>, whole: bool) {
 }
 
 /// Reads the lines of a chunk.
-fn read_chunk(Chunk { file, mut bytes }: Chunk, whole: bool, scratch: &mut lean::Scratch) -> Done {
+fn read_chunk(
+    Chunk { file, mut bytes }: Chunk,
+    whole: bool,
+    own: Option<OwnGames>,
+    scratch: &mut lean::Scratch,
+) -> Done {
     let lines = bytes.strip_suffix(b"\n").unwrap_or(&bytes);
     let (mut count, mut read) = (0, Vec::new());
     // The line ends found with a vectorised search: a loop over every byte was a seventh of
@@ -221,7 +256,7 @@ fn read_chunk(Chunk { file, mut bytes }: Chunk, whole: bool, scratch: &mut lean:
         count = i + 1;
         let text = line.strip_suffix(b"\r").unwrap_or(line);
         if !text.iter().all(u8::is_ascii_whitespace) {
-            read.push((i, read_game(text, whole, scratch)));
+            read.push((i, read_game(text, whole, own, scratch)));
         }
     }
     bytes.clear();
@@ -234,21 +269,42 @@ fn read_chunk(Chunk { file, mut bytes }: Chunk, whole: bool, scratch: &mut lean:
 }
 
 /// One line read as a game, or why it is not one (in `read_line`'s words).
-fn read_game(text: &[u8], whole: bool, scratch: &mut lean::Scratch) -> Result<Game, String> {
-    if let Some(digest) = lean::digest(text, scratch) {
-        // A line the lean reading takes reads whole to the same record: the viewer copies it.
-        let viewer = match (&digest.game, whole) {
-            (Ok(game), true) => Some(ViewerJson::of_line(text, game.seed)),
-            _ => None,
-        };
-        return Ok(Game { digest, viewer });
+fn read_game(
+    text: &[u8],
+    whole: bool,
+    own: Option<OwnGames>,
+    scratch: &mut lean::Scratch,
+) -> Result<Game, String> {
+    let mut game = match lean::digest(text, scratch) {
+        Some(digest) => {
+            // A line the lean reading takes reads whole to the same record: the viewer copies
+            // it.
+            let viewer = match (&digest.game, whole) {
+                (Ok(game), true) => Some(ViewerJson::of_line(text, game.seed)),
+                _ => None,
+            };
+            Game {
+                digest,
+                viewer,
+                not_own: None,
+            }
+        }
+        None => {
+            let record = read_line(text)?;
+            let moves = played(&record);
+            Game {
+                digest: Digest::of(&Facts::of(&record, &moves)),
+                viewer: whole.then(|| ViewerJson::of(&record)),
+                not_own: None,
+            }
+        }
+    };
+    if let (Some(own), Ok(boiled)) = (own, &game.digest.game) {
+        let names: Vec<&str> = boiled.seats.iter().map(|s| s.name.as_str()).collect();
+        game.not_own = Some(own.whose(boiled.schedule.as_ref(), boiled.seed, &names))
+            .filter(|w| *w != Whose::Own);
     }
-    let record = read_line(text)?;
-    let moves = played(&record);
-    Ok(Game {
-        digest: Digest::of(&Facts::of(&record, &moves)),
-        viewer: whole.then(|| ViewerJson::of(&record)),
-    })
+    Ok(game)
 }
 
 /// Reads the files into chunks, queues them, takes the results back in their order (reading
@@ -271,6 +327,7 @@ fn read_in_order<W: Write>(
         damaged: Vec::new(),
         duplicates: Vec::new(),
         same_place: Vec::new(),
+        not_own: NotOwn::default(),
     };
     let mut chunks = Chunks {
         paths,
@@ -317,6 +374,26 @@ fn read_in_order<W: Write>(
                 path: paths[done.file].clone(),
                 line: next_line + i,
             };
+            // Not the run's game: as if the file did not hold it.
+            if let Ok(Game {
+                not_own: Some(whose),
+                digest,
+                ..
+            }) = &outcome
+            {
+                let left = &mut read.not_own;
+                match whose {
+                    Whose::NotScheduled(why) => {
+                        left.not_scheduled += 1;
+                        if left.first.is_none() {
+                            let id = digest.game.as_ref().map_or("", |g| g.id.as_str());
+                            left.first = Some((source, id.to_string(), why.clone()));
+                        }
+                    }
+                    _ => left.other_runs += 1,
+                }
+                continue;
+            }
             let outcome = outcome.and_then(|game| {
                 let added = read
                     .games
@@ -378,7 +455,7 @@ fn next_result(
             Err(_) => None,
         };
         let (n, done) = match mine {
-            Some((n, chunk)) => (n, read_chunk(chunk, whole, scratch)),
+            Some((n, chunk)) => (n, read_chunk(chunk, whole, shared.own, scratch)),
             None => shared.results.recv().ok()?,
         };
         early.insert(n, done);
@@ -494,7 +571,7 @@ mod tests {
         std::fs::write(&empty, "").unwrap();
         let paths = vec![one.clone(), empty, two];
 
-        let read = read_files::<Vec<u8>>(&paths, false, None, false).unwrap();
+        let read = read_files::<Vec<u8>>(&paths, false, None, false, None).unwrap();
         let expected = line_by_line(&paths);
         assert_eq!(figures(&read), expected);
         // Every kind of line was met: damaged ones, duplicates from both files.
@@ -510,11 +587,11 @@ mod tests {
         assert!(ids.contains(&"g229".to_string()) && ids.contains(&"h3".to_string()));
         // The viewer's way (whole records) gives the same.
         let mut viewer = Streaming::start(Vec::new(), "t").unwrap();
-        let whole = read_files(&paths, false, Some(&mut viewer), false).unwrap();
+        let whole = read_files(&paths, false, Some(&mut viewer), false, None).unwrap();
         assert_eq!(figures(&whole), expected);
 
         // With --strict, the first damaged line is the error.
-        let e = read_files::<Vec<u8>>(&paths, true, None, false).unwrap_err();
+        let e = read_files::<Vec<u8>>(&paths, true, None, false, None).unwrap_err();
         let first = &expected.0[0];
         assert!(
             e.to_string()
@@ -533,7 +610,7 @@ mod tests {
         let two = dir.join("two.jsonl");
         std::fs::write(&two, line("g3") + "not json\n" + &line("g1")).unwrap();
         let paths = vec![one.clone(), two.clone()];
-        let read = read_files::<Vec<u8>>(&paths, false, None, false).unwrap();
+        let read = read_files::<Vec<u8>>(&paths, false, None, false, None).unwrap();
         assert_eq!(read.games.games.len(), 2);
         let damaged: Vec<String> = read.damaged.iter().map(|d| d.source.to_string()).collect();
         assert_eq!(
@@ -548,7 +625,7 @@ mod tests {
         assert_eq!(read.duplicates[0].0.line, 3);
         assert_eq!(read.duplicates[0].1, 1);
 
-        let e = read_files::<Vec<u8>>(&paths, true, None, false).unwrap_err();
+        let e = read_files::<Vec<u8>>(&paths, true, None, false, None).unwrap_err();
         let f = e.downcast_ref::<crate::exit::Failure>().unwrap();
         assert_eq!(f.code, exit::BAD_INPUT);
         assert!(
@@ -557,8 +634,8 @@ mod tests {
             f.message
         );
 
-        let e =
-            read_files::<Vec<u8>>(&[dir.join("missing.jsonl")], false, None, false).unwrap_err();
+        let e = read_files::<Vec<u8>>(&[dir.join("missing.jsonl")], false, None, false, None)
+            .unwrap_err();
         assert!(e.to_string().contains("missing.jsonl: no such file"));
         std::fs::remove_dir_all(&dir).unwrap();
     }
@@ -569,7 +646,7 @@ mod tests {
         let file = dir.join("g.jsonl");
         std::fs::write(&file, line("g1") + &line("g2") + &line("g1")).unwrap();
         let mut viewer = Streaming::start(Vec::new(), "t").unwrap();
-        read_files(&[file], false, Some(&mut viewer), false).unwrap();
+        read_files(&[file], false, Some(&mut viewer), false, None).unwrap();
         let page = String::from_utf8(viewer.finish().unwrap()).unwrap();
         let g1 = page.find("\"game\":\"g1\"").unwrap();
         let g2 = page.find("\"game\":\"g2\"").unwrap();

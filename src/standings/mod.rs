@@ -122,6 +122,9 @@ pub struct Standings {
     pub duplicates: usize,
     /// Records not counted because a game read before holds their place in their schedule.
     pub same_place: usize,
+    /// Records not counted because they are not the games of the run whose standings these are
+    /// (a league's or a test's at its end: `command::Only`); 0 for any records' standings.
+    pub other_runs: usize,
     pub options: Options,
     /// Bootstrap replicates actually drawn (0 with fewer than two deals).
     pub replicates: u32,
@@ -269,6 +272,7 @@ fn assemble(
         damaged_lines: 0,
         duplicates: 0,
         same_place: 0,
+        other_runs: 0,
         options: options.clone(),
         replicates: fitted.replicates,
         bots,

@@ -301,6 +301,37 @@ fn two_bots_given_one_name_is_an_error() {
     );
 }
 
+/// A name given with --name that another bot would have had from its command is kept, and the
+/// other bot is numbered, with a one-line note that says which and why; a --name that takes no
+/// other bot's name says nothing.
+#[test]
+fn a_given_name_that_takes_another_bots_name_is_said() {
+    let dir = temp_dir("first-hour-yielded");
+    let record = dir.join("games.jsonl");
+    let lineup = ["builtin:random", "builtin:random", "builtin:greedy"];
+    let out = multiversi("match")
+        .args(&lineup)
+        .args(&["--name", "2=greedy", "--games", "1"])
+        .record(&record)
+        .run();
+    out.assert_code(0);
+    let note = "multiversi: note: bot 3 is named greedy-2, not greedy: --name 2=greedy gave that \
+                name to bot 2, and a name given with --name is kept as it is\n";
+    assert_eq!(out.stderr().matches(note).count(), 1, "{}", out.stderr());
+    let names: Vec<String> = read_records(&record)[0]
+        .seats
+        .iter()
+        .map(|s| s.name.clone())
+        .collect();
+    assert_eq!(names, ["random", "greedy", "greedy-2"]);
+    let quiet = multiversi("match")
+        .args(&lineup)
+        .args(&["--name", "2=dice", "--games", "1"])
+        .run();
+    quiet.assert_code(0);
+    assert!(!quiet.stderr().contains("note:"), "{}", quiet.stderr());
+}
+
 /// Sample games written to a record file in a fresh directory.
 fn sample_file(name: &str, games: &[multiversi::record::GameRecord]) -> std::path::PathBuf {
     let path = temp_dir(name).join("games.jsonl");

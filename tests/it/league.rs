@@ -941,3 +941,148 @@ fn another_leagues_records_under_the_same_name_do_not_make_its_games_finished() 
         .collect();
     assert_eq!(seeded(&played), seeded(&own));
 }
+
+/// The standings a league writes at its end count the games its resume counts: records of
+/// another league of its name (another seed) and of a league of another name copied into its
+/// directory are left out, said in one warning and counted in `other_runs`; its standings are
+/// those of its own games alone, and `multiversi standings` of the files still counts them all.
+#[test]
+fn a_leagues_final_standings_count_only_its_own_games() {
+    let dir = temp_dir("league-own-standings");
+    let config = league_config(&dir, 4, "");
+    let text = std::fs::read_to_string(&config).unwrap();
+    let (seeded, named) = (dir.join("seeded.toml"), dir.join("named.toml"));
+    std::fs::write(&seeded, text.replace("seed = 5", "seed = 6")).unwrap();
+    std::fs::write(&named, text.replace("name = \"t\"", "name = \"u\"")).unwrap();
+    let (out, o) = (
+        dir.join("out"),
+        dir.join("out").to_string_lossy().into_owned(),
+    );
+    let first = league(&[config.to_str().unwrap(), "--out", &o]);
+    first.assert_ok();
+    let clean = std::fs::read_to_string(out.join("standings.json")).unwrap();
+    assert!(!clean.contains("other_runs"), "{clean}");
+    let files = |name: &str| std::fs::read(out.join(name)).unwrap();
+    let (clean_csv, clean_viewer) = (files("standings.csv"), files("games.html"));
+    for (config, into) in [(&seeded, "seeded"), (&named, "named")] {
+        let into = dir.join(into);
+        league(&[config.to_str().unwrap(), "--out", into.to_str().unwrap()]).assert_ok();
+    }
+    // The same seed's records under another name in a file of their own, the other seed's
+    // appended to the league's own.
+    std::fs::copy(
+        dir.join("named/games.jsonl"),
+        out.join("games-copied.jsonl"),
+    )
+    .unwrap();
+    let records = out.join("games.jsonl");
+    let mut both = std::fs::read(&records).unwrap();
+    both.extend(std::fs::read(dir.join("seeded/games.jsonl")).unwrap());
+    std::fs::write(&records, &both).unwrap();
+
+    let again = league(&[config.to_str().unwrap(), "--out", &o]);
+    again.assert_ok().assert_stderr_has("0 game(s) to play");
+    again.assert_stdout_has("Standings of all 24 game(s) in ");
+    let warning = "the standings count only this league's own games and leave out 48 record(s) \
+                   in its directory: 24 of run 't' that are not games of its schedule (the first, \
+                   game ";
+    assert_eq!(
+        again.stderr().matches(warning).count(),
+        1,
+        "{}",
+        again.stderr()
+    );
+    again
+        .assert_stderr_has("games.jsonl:25: its seed is ")
+        .assert_stderr_has("); 24 of other runs or of none. `multiversi standings` of the files")
+        .assert_stdout_has("; 48 records of other runs left out");
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("standings.json")).unwrap())
+            .unwrap();
+    assert_eq!(
+        (&json["games"], &json["other_runs"]),
+        (&24.into(), &48.into())
+    );
+    // Its own games' standings, as the league wrote them before anything was copied in.
+    let mut own = json.clone();
+    own.as_object_mut().unwrap().remove("other_runs");
+    assert_eq!(
+        own,
+        serde_json::from_str::<serde_json::Value>(&clean).unwrap()
+    );
+    // The games it lists are its own, numbered as before.
+    assert_eq!(files("standings.csv"), clean_csv);
+    assert_eq!(files("games.html"), clean_viewer);
+
+    // Any records' standings count every record, as before.
+    let all = multiversi("standings")
+        .arg(&records)
+        .arg(out.join("games-copied.jsonl"))
+        .arg("--out")
+        .arg(dir.join("all"))
+        .run();
+    all.assert_ok();
+    assert!(!all.stderr().contains("leave out"), "{}", all.stderr());
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("all/standings.json")).unwrap())
+            .unwrap();
+    assert_eq!(
+        (&json["games"], &json["other_runs"]),
+        (&72.into(), &serde_json::Value::Null)
+    );
+}
+
+/// The names in a directory, sorted.
+fn entries(dir: &std::path::Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    names
+}
+
+/// A run refused because another holds the directory (exit 5) leaves nothing it created: a
+/// shard of another count, a run without `--shard`, the same shard again. The running shard's
+/// lock files stay.
+#[test]
+fn a_refused_run_leaves_nothing_it_created_in_the_directory() {
+    let dir = temp_dir("league-refused-clean");
+    let config = league_config(&dir, 5, "rounds = 200");
+    let out = dir.join("out");
+    let (c, o) = (config.to_str().unwrap(), out.to_str().unwrap());
+    let mut first = multiversi("league")
+        .args(&[c, "--out", o, "--shard", "1/2", "--concurrency", "1"])
+        .stdout_to(std::process::Stdio::null())
+        .stderr_to(std::process::Stdio::null())
+        .spawn();
+    let records = out.join("games-1-of-2.jsonl");
+    let started = std::time::Instant::now();
+    while std::fs::metadata(&records).map_or(0, |m| m.len()) == 0 {
+        assert!(
+            started.elapsed().as_secs() < 60,
+            "the first shard records a game"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let before = entries(&out);
+    assert!(before.contains(&"run-of-2.lock".to_string()), "{before:?}");
+    let refused = [
+        league(&[c, "--out", o, "--shard", "1/3"]),
+        league(&[c, "--out", o, "--shard", "3/3"]),
+        league(&[c, "--out", o]),
+        league(&[c, "--out", o, "--shard", "1/2"]),
+    ];
+    let after = entries(&out);
+    let still_running = first.try_wait().is_none();
+    if still_running {
+        first.signal(libc::SIGINT);
+    }
+    first.wait();
+    assert!(still_running, "the first shard was still playing");
+    for run in &refused {
+        run.assert_code(5);
+    }
+    refused[0].assert_stderr_has("a run with --shard I/2 is playing");
+    assert_eq!(after, before, "the refused runs left nothing behind");
+}

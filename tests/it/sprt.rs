@@ -756,3 +756,56 @@ fn a_second_record_of_a_game_with_other_contents_counts_nowhere() {
         standings.stdout()
     );
 }
+
+/// The standings a test writes at its end count the games the test counts: another test's
+/// records under the same name in its record file are left out, said in one warning and counted
+/// in `other_runs`.
+#[test]
+fn a_tests_final_standings_count_only_its_own_games() {
+    let (dir, other) = (temp_dir("sprt_own_standings"), temp_dir("sprt_own_other"));
+    let args = |seed: &'static str| {
+        [
+            "builtin:greedy",
+            "builtin:random",
+            "--seed",
+            seed,
+            "--max-games",
+            "4",
+        ]
+    };
+    sprt(&dir, &args("1")).run().assert_code(11);
+    let clean: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("standings.json")).unwrap())
+            .unwrap();
+    assert_eq!(clean["games"], 4);
+    assert!(clean.get("other_runs").is_none(), "{clean}");
+    sprt(&other, &args("2")).run().assert_code(11);
+    let records = dir.join("games.jsonl");
+    let mut both = std::fs::read(&records).unwrap();
+    both.extend(std::fs::read(other.join("games.jsonl")).unwrap());
+    std::fs::write(&records, &both).unwrap();
+
+    let again = sprt(&dir, &args("1")).run();
+    again
+        .assert_code(11)
+        .assert_stdout_has("Standings of all 4 game(s) in ");
+    let warning = "the standings count only this test's own games and leave out 4 record(s) in \
+                   its directory: 4 of run 'greedy-vs-random' that are not games of its schedule \
+                   (the first, game ";
+    assert_eq!(
+        again.stderr().matches(warning).count(),
+        1,
+        "{}",
+        again.stderr()
+    );
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("standings.json")).unwrap())
+            .unwrap();
+    assert_eq!(
+        (&json["games"], &json["other_runs"]),
+        (&4.into(), &4.into())
+    );
+    let mut own = json.clone();
+    own.as_object_mut().unwrap().remove("other_runs");
+    assert_eq!(own, clean);
+}

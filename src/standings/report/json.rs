@@ -27,6 +27,9 @@ struct Json<'a> {
     /// Absent when 0, so that the file of records without any is as it was.
     #[serde(skip_serializing_if = "is_zero")]
     same_place: usize,
+    /// Absent when 0: always in the standings of any records, which count every run's.
+    #[serde(skip_serializing_if = "is_zero")]
+    other_runs: usize,
     rating: RatingJson<'a>,
     bots: Vec<BotJson<'a>>,
     seats: Vec<SeatJson>,
@@ -178,6 +181,7 @@ pub fn json(s: &Standings) -> String {
         damaged_lines: s.damaged_lines,
         duplicates: s.duplicates,
         same_place: s.same_place,
+        other_runs: s.other_runs,
         rating: RatingJson {
             model: "plackett-luce",
             scale: "elo: 400 * log10(strength)",

@@ -268,6 +268,10 @@ pub fn summary_line(s: &Standings) -> String {
             plural(n)
         );
     }
+    if s.other_runs > 0 {
+        let n = s.other_runs;
+        let _ = write!(line, "; {n} record{} of other runs left out", plural(n));
+    }
     line
 }
 #[cfg(test)]
