@@ -38,6 +38,7 @@ use anyhow::Result;
 use std::collections::HashSet;
 use std::io::{Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -407,6 +408,8 @@ struct PairClaims {
     /// Deals passed because another shard held them: taken over if that shard stops.
     passed: std::sync::Mutex<Vec<usize>>,
     last_retry: std::sync::Mutex<Instant>,
+    /// Set by this shard's `Watch` once the merged test has decided.
+    decided: Arc<AtomicBool>,
 }
 
 impl PairClaims {
@@ -416,6 +419,7 @@ impl PairClaims {
         schedule: Arc<dyn Schedule>,
         me: String,
         units: Vec<u64>,
+        decided: Arc<AtomicBool>,
     ) -> Result<PairClaims> {
         let dir = out.join("claims");
         std::fs::create_dir_all(&dir).map_err(|e| {
@@ -434,6 +438,7 @@ impl PairClaims {
             held: std::sync::Mutex::new(Vec::new()),
             passed: std::sync::Mutex::new(Vec::new()),
             last_retry: std::sync::Mutex::new(Instant::now()),
+            decided,
         })
     }
 
@@ -503,7 +508,9 @@ impl PairClaims {
         if !fresh {
             let mut text = String::new();
             file.read_to_string(&mut text)?;
-            if text.starts_with("done") {
+            // A pair left because the test had decided is never needed: a shard that has not
+            // read the decision yet must not play the rest of it, splitting it between files.
+            if text.starts_with("done") || text.starts_with("decided") {
                 return Ok(None);
             }
             let mut finished = Recorded::default();
@@ -594,6 +601,8 @@ impl crate::run::Claims for PairClaims {
             let (_, mut file) = held.swap_remove(at);
             if complete {
                 let _ = Self::write(&mut file, &format!("done by shard {}\n", self.me));
+            } else if self.decided.load(Ordering::SeqCst) {
+                let _ = Self::write(&mut file, &format!("decided, left by shard {}\n", self.me));
             }
             // Dropping the file releases the lock.
         }
@@ -615,6 +624,8 @@ struct Watch {
     told: HashSet<String>,
     /// The decision has been announced.
     announced: bool,
+    /// Shared with the claims: the pairs left after the decision are marked so.
+    decided: Arc<AtomicBool>,
 }
 
 impl Watch {
@@ -691,6 +702,7 @@ impl Watch {
         if self.state.verdict() == Verdict::Continue {
             return Flow::Continue;
         }
+        self.decided.store(true, Ordering::SeqCst);
         if !self.announced {
             self.announced = true;
             crate::stderr_line!(
@@ -776,6 +788,8 @@ pub fn run(
     // taken (`PairClaims`), so that the pairs are played in schedule order by whichever shards
     // are running, and a shard still waiting in a cluster's queue holds up nothing.
     let decided = state.verdict() != Verdict::Continue;
+    // Shared by the watch, which sets it, and the claims, which mark the pairs left after it.
+    let decided_now = Arc::new(AtomicBool::new(decided));
     let mut deals = Vec::new();
     let mut units = Vec::new();
     if !decided {
@@ -891,6 +905,7 @@ pub fn run(
                 None => "whole".into(),
             },
             units,
+            decided_now.clone(),
         )?)),
     };
     let mut watch = Watch {
@@ -913,6 +928,7 @@ pub fn run(
             )
             .collect(),
         announced: decided,
+        decided: decided_now,
     };
     watch.poll(true);
     let mut faults = FaultMessages::default();
