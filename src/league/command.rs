@@ -154,8 +154,9 @@ pub fn lock_records(out: &Path, records: &Path) -> Result<std::fs::File> {
             exit::OUTPUT,
             if e.raw_os_error() == Some(libc::EWOULDBLOCK) {
                 format!(
-                    "{}: another multiversi league is writing to it; two runs on one record \
-                     file would play the same games twice. Wait for it to end, or stop it",
+                    "{}: another multiversi run (a league or a test) is writing to it; two runs \
+                     on one record file would play the same games twice. Wait for it to end, or \
+                     stop it",
                     records.display()
                 )
             } else {

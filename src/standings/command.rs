@@ -107,23 +107,25 @@ pub fn from_files(
     }
     let read = match out.filter(|o| o.viewer) {
         Some(out) => {
-            // The viewer is written while the files are read; if reading fails, the viewer is
-            // abandoned (the temporary file removed, an earlier games.html left as it was) and
-            // the reading error is the one reported.
+            // The viewer is written while the files are read; if reading fails or finds no
+            // game, the viewer is abandoned (the temporary file removed, an earlier games.html
+            // left as it was, like the other files) and the reading error is the one reported.
             let mut read = None;
             let written = write_atomically(&out.dir.join(VIEWER_FILE), |file| {
                 let mut viewer =
                     crate::replay::html::Streaming::start(file, "multiversi standings · games")?;
                 let result = input::read_files(paths, strict, Some(&mut viewer), true, own);
-                let failed = result.is_err();
+                let keep = matches!(&result, Ok(read) if read.games.count() > 0);
                 read = Some(result);
-                if failed {
-                    return Err(std::io::Error::other("reading the records failed"));
+                if !keep {
+                    return Err(std::io::Error::other("no game read"));
                 }
                 viewer.finish().map(|_| ())
             });
             match (read, written) {
                 (Some(Err(e)), _) => return Err(e),
+                // No game: said below, with nothing written.
+                (Some(Ok(read)), _) if read.games.count() == 0 => read,
                 (_, Err(e)) => return Err(e),
                 (Some(Ok(read)), Ok(())) => read,
                 (None, Ok(())) => {

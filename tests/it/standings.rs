@@ -506,6 +506,30 @@ fn bad_input_gets_its_exit_code() {
     let out = multiversi("standings").arg(&damaged).run();
     out.assert_code(3);
     out.assert_stderr_has("no readable game");
+    // ... and with --out, what an earlier run wrote there is left as it was, the viewer too.
+    multiversi("standings")
+        .args(&[good.to_str().unwrap(), "--out", out_dir.to_str().unwrap()])
+        .ok();
+    let before: Vec<(String, Vec<u8>)> = ["standings.json", "games.html"]
+        .iter()
+        .map(|f| (f.to_string(), std::fs::read(out_dir.join(f)).unwrap()))
+        .collect();
+    let out = multiversi("standings")
+        .args(&[
+            damaged.to_str().unwrap(),
+            "--out",
+            out_dir.to_str().unwrap(),
+        ])
+        .run();
+    out.assert_code(3);
+    out.assert_stderr_has("no readable game");
+    for (file, bytes) in &before {
+        assert!(
+            &std::fs::read(out_dir.join(file)).unwrap() == bytes,
+            "{file} changed"
+        );
+    }
+    assert_eq!(std::fs::read_dir(&out_dir).unwrap().count(), 4);
     // A missing file: exit 3, named.
     let out = multiversi("standings")
         .args(&[dir.join("nope.jsonl").to_str().unwrap()])
