@@ -4,7 +4,7 @@
 
 use super::read::Loaded;
 use crate::exit::{self, fail};
-use crate::record::{FaultRecord, GameRecord, MoveRecord, ScheduleRef, SeatRecord};
+use crate::record::GameRecord;
 use anyhow::Result;
 use std::io::Write as _;
 use std::path::Path;
@@ -56,75 +56,6 @@ fn write_script_safe(out: &mut impl std::io::Write, json: &[u8]) -> std::io::Res
     out.write_all(&json[from..])
 }
 
-/// A record as the viewer takes it: every field of `GameRecord`, but the seed as a string. A
-/// JavaScript number holds integers exactly only up to 2^53, and a seed is shown to reproduce a
-/// match. Borrowed and serialised as it is, without a `serde_json::Value` in between, which cost
-/// a league's viewer most of its time in allocations.
-#[derive(serde::Serialize)]
-struct ViewerRecord<'a> {
-    format: &'a str,
-    version: u32,
-    game: &'a str,
-    started: &'a str,
-    duration_ms: u64,
-    rules: &'a crate::rules::Rules,
-    seed: Option<String>,
-    seats: &'a [SeatRecord],
-    initial_rows: &'a [String],
-    moves: &'a [MoveRecord],
-    faults: &'a [FaultRecord],
-    final_rows: &'a [String],
-    scores: &'a [u32],
-    result: &'a crate::rules::Outcome,
-    ranking: &'a [Vec<crate::rules::Seat>],
-    #[serde(skip_serializing_if = "crate::record::is_zero")]
-    opening: u32,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    schedule: Option<&'a ScheduleRef>,
-}
-
-fn viewer_record(record: &GameRecord) -> ViewerRecord<'_> {
-    // Every field named: a field added to the record cannot be left out of the viewer unnoticed.
-    let GameRecord {
-        format,
-        version,
-        game,
-        started,
-        duration_ms,
-        rules,
-        seed,
-        seats,
-        initial_rows,
-        moves,
-        faults,
-        final_rows,
-        scores,
-        result,
-        ranking,
-        opening,
-        schedule,
-    } = record;
-    ViewerRecord {
-        format,
-        version: *version,
-        game,
-        started,
-        duration_ms: *duration_ms,
-        rules,
-        seed: seed.map(|s| s.to_string()),
-        seats,
-        initial_rows,
-        moves,
-        faults,
-        final_rows,
-        scores,
-        result,
-        ranking,
-        opening: *opening,
-        schedule: schedule.as_ref(),
-    }
-}
-
 /// One game's record as the viewer's data holds it: the entry's fields after its source
 /// (`"record":…`), already script-safe. Made apart from the page so that the standings'
 /// reading threads make it for their games, on every core, while the one thread that writes the
@@ -133,12 +64,9 @@ fn viewer_record(record: &GameRecord) -> ViewerRecord<'_> {
 pub struct ViewerJson(Vec<u8>);
 
 impl ViewerJson {
+    /// A record serialised as the referee writes it, then made an entry as `of_line` makes one.
     pub fn of(record: &GameRecord) -> std::io::Result<ViewerJson> {
-        let json = serde_json::to_vec(&viewer_record(record))?;
-        let mut safe = Vec::with_capacity(json.len() + json.len() / 64 + 10);
-        safe.extend_from_slice(b"\"record\":");
-        write_script_safe(&mut safe, &json)?;
-        Ok(ViewerJson(safe))
+        Self::of_line(&serde_json::to_vec(record)?, record.seed)
     }
 
     /// A record line copied as it is, for a line known to read as a whole record (one the
