@@ -2,8 +2,8 @@
 //! or repeat, seatings, bots that never answer, resumable leagues.
 
 use crate::support::{
-    bot_cmd, check_record, closed_pipe, multiversi, read_records, shell_word, table_row, temp_dir,
-    toml_string, utf8, Run,
+    bot_cmd, check_record, closed_pipe, multiversi, read_json, read_records, shell_word, table_row,
+    temp_dir, toml_string, utf8, Run,
 };
 use std::collections::HashSet;
 
@@ -996,9 +996,7 @@ fn a_leagues_final_standings_count_only_its_own_games() {
         .assert_stderr_has("games.jsonl:25: its seed is ")
         .assert_stderr_has("); 24 of other runs or of none. `multiversi standings` of the files")
         .assert_stdout_has("; 48 records of other runs left out");
-    let json: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(out.join("standings.json")).unwrap())
-            .unwrap();
+    let json = read_json(&out.join("standings.json"));
     assert_eq!(
         (&json["games"], &json["other_runs"]),
         (&24.into(), &48.into())
@@ -1023,9 +1021,7 @@ fn a_leagues_final_standings_count_only_its_own_games() {
         .run();
     all.assert_ok();
     assert!(!all.stderr().contains("leave out"), "{}", all.stderr());
-    let json: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(dir.join("all/standings.json")).unwrap())
-            .unwrap();
+    let json = read_json(&dir.join("all/standings.json"));
     assert_eq!(
         (&json["games"], &json["other_runs"]),
         (&72.into(), &serde_json::Value::Null)

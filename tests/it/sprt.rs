@@ -774,9 +774,7 @@ fn a_tests_final_standings_count_only_its_own_games() {
         ]
     };
     sprt(&dir, &args("1")).run().assert_code(11);
-    let clean: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(dir.join("standings.json")).unwrap())
-            .unwrap();
+    let clean = read_json(&dir.join("standings.json"));
     assert_eq!(clean["games"], 4);
     assert!(clean.get("other_runs").is_none(), "{clean}");
     sprt(&other, &args("2")).run().assert_code(11);
@@ -798,9 +796,7 @@ fn a_tests_final_standings_count_only_its_own_games() {
         "{}",
         again.stderr()
     );
-    let json: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(dir.join("standings.json")).unwrap())
-            .unwrap();
+    let json = read_json(&dir.join("standings.json"));
     assert_eq!(
         (&json["games"], &json["other_runs"]),
         (&4.into(), &4.into())

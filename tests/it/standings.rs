@@ -212,9 +212,7 @@ fn standings_of_merged_matches_match_the_records() {
         "{err}"
     );
 
-    let json: Value =
-        serde_json::from_str(&std::fs::read_to_string(out_dir.join("standings.json")).unwrap())
-            .unwrap();
+    let json = read_json(&out_dir.join("standings.json"));
     assert_eq!(json["format"], "multiversi-standings");
     assert_eq!(json["version"], 1);
     assert_eq!(json["games"], 29);
@@ -679,9 +677,7 @@ fn a_second_record_of_one_place_in_a_schedule_is_not_counted() {
         file.display()
     ));
     assert!(!run.stderr().contains(":7:"), "{}", run.stderr());
-    let json: Value =
-        serde_json::from_str(&std::fs::read_to_string(out_dir.join("standings.json")).unwrap())
-            .unwrap();
+    let json = read_json(&out_dir.join("standings.json"));
     assert_eq!(json["games"], records.len() + 1);
     assert_eq!(json["same_place"], 1);
     assert_eq!(json["duplicates"], 0);
@@ -693,8 +689,6 @@ fn a_second_record_of_one_place_in_a_schedule_is_not_counted() {
         .arg(&out_dir)
         .run()
         .assert_ok();
-    let json: Value =
-        serde_json::from_str(&std::fs::read_to_string(out_dir.join("standings.json")).unwrap())
-            .unwrap();
+    let json = read_json(&out_dir.join("standings.json"));
     assert!(json.get("same_place").is_none(), "{json}");
 }

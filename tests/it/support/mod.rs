@@ -34,7 +34,7 @@ pub use shell::*;
 pub use starters::*;
 pub use tables::*;
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 /// A fresh, empty directory for one test's files, under the cargo target dir (so that test runs
 /// leave nothing in the system's temporary directory); each test uses its own name.
@@ -43,4 +43,10 @@ pub fn temp_dir(name: &str) -> PathBuf {
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).expect("temp dir");
     dir
+}
+
+/// A JSON file a run wrote (`standings.json`, `sprt.json`), read whole.
+pub fn read_json(path: &Path) -> serde_json::Value {
+    let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    serde_json::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
 }
