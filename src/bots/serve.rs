@@ -132,7 +132,8 @@ fn move_budget_ms(time_ms: u64, clock_ms: Option<u64>, position: &Position) -> u
 /// the line for `"legal":["` without parsing JSON, like the anchor's echo child. It measures the
 /// referee's own cost per move, not a bot's. Like every built-in bot it echoes what it answers:
 /// the turn's `"ply":` is the first one in the line (the game id before it is an escaped string,
-/// so it cannot hold `,"ply":`), and a start's `"game":` is its raw JSON string.
+/// so it cannot hold `,"ply":`), and a start's `"game":` is its JSON string copied as it stands
+/// (the first such key in the line: an escaped string cannot hold `"game":"` either).
 ///
 /// Like the anchor's child it reads and writes its descriptors directly: lines are found in its
 /// own buffer and answered from there, with one `read` and one `write` a turn and no copy of the
@@ -148,6 +149,7 @@ pub fn serve_instant() -> Result<(), String> {
     let mut out = own(io::stdout().as_fd(), "writing stdout")?;
     let legal_at = memchr::memmem::Finder::new(b"\"legal\":[\"");
     let ply_at = memchr::memmem::Finder::new(b",\"ply\":");
+    let game_at = memchr::memmem::Finder::new(b"\"game\":\"");
     let mut buffer = vec![0u8; 1 << 16];
     let (mut start, mut end) = (0, 0);
     let mut reply: Vec<u8> = Vec::with_capacity(128);
@@ -183,15 +185,10 @@ pub fn serve_instant() -> Result<(), String> {
             .map_err(|_| "reading stdin: stream did not contain valid UTF-8".to_string())?;
         reply.clear();
         if line.starts_with("{\"type\":\"start\"") {
-            let game = serde_json::from_str::<ToBot>(line.trim_end())
-                .ok()
-                .and_then(|start| match start {
-                    ToBot::Start { game, .. } => Some(serde_json::Value::from(game).to_string()),
-                    _ => None,
-                })
-                .unwrap_or_else(|| "null".into());
             reply.extend_from_slice(b"{\"type\":\"ready\",\"name\":\"instant\",\"game\":");
-            reply.extend_from_slice(game.as_bytes());
+            reply.extend_from_slice(game_at.find(bytes).map_or(&b"null"[..], |at| {
+                json_string_at(&bytes[at + game_at.needle().len() - 1..]).unwrap_or(b"null")
+            }));
             reply.extend_from_slice(b"}\n");
         } else if let Some(i) = legal_at.find(bytes) {
             let rest = &bytes[i + legal_at.needle().len()..];
@@ -215,11 +212,42 @@ pub fn serve_instant() -> Result<(), String> {
     }
 }
 
+/// The JSON string that `text` begins with, its quotes and escapes included, as it stands; `None`
+/// if `text` does not begin with a whole one. Copied as it is, it reads back to the same value.
+fn json_string_at(text: &[u8]) -> Option<&[u8]> {
+    if text.first() != Some(&b'"') {
+        return None;
+    }
+    let mut i = 1;
+    while i < text.len() {
+        match text[i] {
+            b'\\' => i += 2,
+            b'"' => return Some(&text[..=i]),
+            _ => i += 1,
+        }
+    }
+    None
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
     use crate::rules::BoardKind;
 
+    #[test]
+    fn a_json_string_is_copied_whole_with_its_escapes() {
+        for game in ["g-1", r#"a "quoted" \ id"#, "tab\tand é and \u{2028}", ""] {
+            let text = format!("{},\"seat\":0}}", serde_json::Value::from(game));
+            let copied = json_string_at(text.as_bytes()).expect("a whole string");
+            assert_eq!(
+                serde_json::from_slice::<String>(copied).ok().as_deref(),
+                Some(game)
+            );
+        }
+        assert_eq!(json_string_at(br#""no end \""#), None);
+        assert_eq!(json_string_at(b"12"), None);
+    }
     #[test]
     fn a_game_clock_is_shared_over_the_moves_left() {
         let rules = Rules::new(4, BoardKind::Eight, false).expect("valid rules");
