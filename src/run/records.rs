@@ -1,5 +1,5 @@
-//! The record file as the runner writes it: one complete line per game, each written whole with
-//! a single write, and forced to disk before its game is reported as finished, so that a crash
+//! The record file as the runner writes it: one complete line per game, each written whole (the
+//! lines of a batch with one write), and forced to disk before its game is reported as finished, so that a crash
 //! or a `kill -9` never loses or damages a game already reported as finished.
 //!
 //! The runner commits in groups (see `workers`): one thread writes the lines of the games that
@@ -10,7 +10,7 @@
 use crate::record::{GameRecord, OwnGames, Schedule, ScheduleRef, Whose, FORMAT};
 use std::collections::HashSet;
 use std::fs::File;
-use std::io::{BufRead, Read, Seek, SeekFrom, Write};
+use std::io::{BufRead, IoSlice, Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
@@ -109,28 +109,53 @@ impl RecordFile {
     /// safe until a `sync` after this write has returned. A write that fails leaves the file as
     /// it was.
     pub fn write(&self, line: &Line) -> std::io::Result<()> {
-        let mut state = self
-            .state
-            .lock()
-            .map_err(|_| std::io::Error::other("a worker panicked while writing"))?;
+        match self.write_lines(&[line]) {
+            (_, Some(e)) => Err(e),
+            (_, None) => Ok(()),
+        }
+    }
+
+    /// Appends several games' lines, in order, with one write for all of them where the file
+    /// takes them (see `write`): a batch of the writer thread costs one system call and one
+    /// update of the file's times instead of one a game. Returns how many of the lines the file
+    /// now holds whole, and the error that stopped the rest: a write that fails half-way keeps
+    /// the lines written whole before it and takes back the part of the next.
+    pub fn write_lines(&self, lines: &[&Line]) -> (usize, Option<std::io::Error>) {
+        let mut state = match self.state.lock() {
+            Ok(state) => state,
+            Err(_) => {
+                return (
+                    0,
+                    Some(std::io::Error::other("a worker panicked while writing")),
+                )
+            }
+        };
         // A write that fails half-way (disk full, a file size limit) must not leave half a
         // line: the next game appended, by this run or a later one, would be glued to it.
-        let before = state.file.metadata()?.len();
-        let written = if state.needs_newline {
-            let mut bytes = Vec::with_capacity(line.bytes.len() + 1);
-            bytes.push(b'\n');
-            bytes.extend_from_slice(&line.bytes);
-            state.file.write_all(&bytes)
-        } else {
-            state.file.write_all(&line.bytes)
+        let before = match state.file.metadata() {
+            Ok(metadata) => metadata.len(),
+            Err(e) => return (0, Some(e)),
         };
-        if let Err(e) = written {
-            let _ = state.file.set_len(before);
-            return Err(e);
+        let newline = usize::from(state.needs_newline);
+        let mut parts: Vec<&[u8]> = Vec::with_capacity(lines.len() + 1);
+        if newline == 1 {
+            parts.push(b"\n");
         }
-        state.needs_newline = false;
-        state.games += 1;
-        Ok(())
+        parts.extend(lines.iter().map(|line| &line.bytes[..]));
+        let (bytes, failed) = write_all_vectored(&mut state.file, &parts);
+        let Some(e) = failed else {
+            state.needs_newline = false;
+            state.games += lines.len() as u64;
+            return (lines.len(), None);
+        };
+        // The lines that went out whole stay; the rest of the write is taken back.
+        let (whole, kept) = whole_lines(newline, lines.iter().map(|l| l.bytes.len()), bytes);
+        let _ = state.file.set_len(before + kept as u64);
+        if kept > 0 {
+            state.needs_newline = false;
+        }
+        state.games += whole as u64;
+        (whole, Some(e))
     }
 
     /// Forces every line written so far to disk. `fdatasync`, not `fsync`: an append changes
@@ -140,6 +165,58 @@ impl RecordFile {
     pub fn sync(&self) -> std::io::Result<()> {
         self.sync.sync_data()
     }
+}
+
+/// Of a write of `newline` (0 or 1) newline bytes and then lines of these lengths, cut off after
+/// `bytes`: how many lines went out whole, and how many bytes those and the newline are.
+fn whole_lines(
+    newline: usize,
+    lengths: impl Iterator<Item = usize>,
+    bytes: usize,
+) -> (usize, usize) {
+    if bytes < newline {
+        return (0, 0);
+    }
+    let (mut whole, mut kept) = (0, newline);
+    for length in lengths {
+        if kept + length > bytes {
+            break;
+        }
+        kept += length;
+        whole += 1;
+    }
+    (whole, kept)
+}
+
+/// Writes every byte of `parts`, in as few `writev` calls as the file takes them; returns how
+/// many bytes were written, and the error that stopped the rest.
+fn write_all_vectored(file: &mut impl Write, parts: &[&[u8]]) -> (usize, Option<std::io::Error>) {
+    // `writev` takes at most IOV_MAX (1,024 on Linux) slices a call.
+    const MOST: usize = 1024;
+    let (mut written, mut next, mut within) = (0, 0, 0);
+    while next < parts.len() {
+        let slices: Vec<IoSlice<'_>> = std::iter::once(&parts[next][within..])
+            .chain(parts[next + 1..].iter().copied())
+            .take(MOST)
+            .map(IoSlice::new)
+            .collect();
+        match file.write_vectored(&slices) {
+            Ok(0) => return (written, Some(std::io::ErrorKind::WriteZero.into())),
+            Ok(mut n) => {
+                written += n;
+                // Past the slices written whole, into the one the write stopped in.
+                while next < parts.len() && n >= parts[next].len() - within {
+                    n -= parts[next].len() - within;
+                    next += 1;
+                    within = 0;
+                }
+                within += n;
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return (written, Some(e)),
+        }
+    }
+    (written, None)
 }
 
 /// One game's record as the line the file will hold: serialised beforehand (by the worker that
@@ -307,6 +384,100 @@ pub fn finished(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_write_cut_off_keeps_only_the_lines_that_went_out_whole() {
+        let lengths = || [10, 20, 5].into_iter();
+        assert_eq!(whole_lines(0, lengths(), 35), (3, 35));
+        assert_eq!(whole_lines(0, lengths(), 34), (2, 30));
+        assert_eq!(whole_lines(0, lengths(), 9), (0, 0));
+        // With the newline that ends a line cut off by an earlier run first.
+        assert_eq!(whole_lines(1, lengths(), 11), (1, 11));
+        assert_eq!(whole_lines(1, lengths(), 10), (0, 1));
+        assert_eq!(whole_lines(1, lengths(), 0), (0, 0));
+    }
+
+    /// Takes at most `room` bytes a call, from its first slices, until `left` runs out.
+    struct Trickle {
+        taken: Vec<u8>,
+        room: usize,
+        left: usize,
+    }
+
+    impl Write for Trickle {
+        fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+            self.write_vectored(&[IoSlice::new(bytes)])
+        }
+        fn write_vectored(&mut self, slices: &[IoSlice<'_>]) -> std::io::Result<usize> {
+            if self.left == 0 {
+                return Err(std::io::Error::other("full"));
+            }
+            let mut n = 0;
+            for slice in slices {
+                let take = slice.len().min(self.room - n).min(self.left - n);
+                self.taken.extend_from_slice(&slice[..take]);
+                n += take;
+            }
+            self.left -= n;
+            Ok(n)
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn a_vectored_write_goes_on_where_each_short_write_stopped() {
+        let parts: [&[u8]; 4] = [b"\n", b"abc\n", b"", b"defgh\n"];
+        for room in 1..12 {
+            let mut out = Trickle {
+                taken: Vec::new(),
+                room,
+                left: usize::MAX,
+            };
+            let (n, failed) = write_all_vectored(&mut out, &parts);
+            assert_eq!((n, failed.is_none()), (11, true), "room {room}");
+            assert_eq!(out.taken, b"\nabc\ndefgh\n", "room {room}");
+        }
+        let mut out = Trickle {
+            taken: Vec::new(),
+            room: 3,
+            left: 7,
+        };
+        let (n, failed) = write_all_vectored(&mut out, &parts);
+        assert_eq!((n, failed.is_some()), (7, true));
+        assert_eq!(out.taken, b"\nabc\nde");
+    }
+
+    #[test]
+    fn lines_written_together_read_back_as_the_games_in_order() {
+        let dir = std::env::temp_dir().join(format!("multiversi-batch-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("games.jsonl");
+        let game = |n: u32| format!(r#"{{"format":"multiversi-game","version":1,"game":"g{n}"}}"#);
+        // A line cut off by a killed run: the first game written goes on a line of its own.
+        let cut = r#"{"format":"multiversi-game","version":1,"ga"#;
+        std::fs::write(&path, format!("{}\n{cut}", game(0))).unwrap();
+        let file = RecordFile::open(&path).unwrap();
+        let lines: Vec<Line> = (1..=3)
+            .map(|n| Line {
+                bytes: format!("{}\n", game(n)).into_bytes(),
+            })
+            .collect();
+        let (whole, failed) = file.write_lines(&lines.iter().collect::<Vec<_>>());
+        assert_eq!((whole, failed.is_none()), (3, true));
+        assert_eq!(file.games(), 4);
+        let text = std::fs::read_to_string(&path).unwrap();
+        let expected = format!(
+            "{}\n{cut}\n{}\n{}\n{}\n",
+            game(0),
+            game(1),
+            game(2),
+            game(3)
+        );
+        assert_eq!(text, expected);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
 
     #[test]
     fn a_cut_off_line_is_not_counted_as_a_game() {

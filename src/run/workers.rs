@@ -271,29 +271,50 @@ fn writer(
         synced = Some(Instant::now());
         let mut error = None;
         let mut written = 0;
-        let mut last = "";
-        for game in batch.iter().filter_map(|item| match item {
-            ToWriter::Game(game) if !failed => Some(game),
-            _ => None,
-        }) {
-            if let Err(e) = file.write(&game.line) {
-                error = Some(format!(
-                    "{}: cannot write game {}: {e}",
-                    file.path().display(),
-                    game.record.game
-                ));
-                break;
-            }
-            written += 1;
-            last = &game.record.game;
-        }
-        if written > 0 {
-            if let Err(e) = file.sync() {
-                error = Some(format!(
-                    "{}: cannot force game {last} to disk: {e}",
-                    file.path().display(),
-                ));
-                written = 0;
+        if !failed {
+            let lines: Vec<&Line> = batch
+                .iter()
+                .filter_map(|item| match item {
+                    ToWriter::Game(game) => Some(&game.line),
+                    _ => None,
+                })
+                .collect();
+            // The games `from..to` of this batch, named for a message.
+            let game_names = |from: usize, to: usize| {
+                let mut names = batch
+                    .iter()
+                    .filter_map(|item| match item {
+                        ToWriter::Game(game) => Some(game.record.game.as_str()),
+                        _ => None,
+                    })
+                    .take(to)
+                    .skip(from);
+                let first = names.next().unwrap_or_default();
+                match names.last() {
+                    Some(last) => format!("games {first} to {last}"),
+                    None => format!("game {first}"),
+                }
+            };
+            if !lines.is_empty() {
+                let (whole, failed) = file.write_lines(&lines);
+                written = whole;
+                if let Some(e) = failed {
+                    error = Some(format!(
+                        "{}: cannot write {}: {e}",
+                        file.path().display(),
+                        game_names(whole, lines.len())
+                    ));
+                }
+                if written > 0 {
+                    if let Err(e) = file.sync() {
+                        error = Some(format!(
+                            "{}: cannot force {} to disk: {e}",
+                            file.path().display(),
+                            game_names(0, written)
+                        ));
+                        written = 0;
+                    }
+                }
             }
         }
         // In the order handed over: a claim is complete only if every game before it is on disk.
