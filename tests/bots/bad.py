@@ -111,6 +111,10 @@ for line in sys.stdin:
         stale = None
         if mode == "no-ready":
             continue
+        if mode == "helper-exit-at-start":
+            # "helper-exit" (below) before its ready.
+            note_pid(subprocess.Popen(["sleep", "30"]).pid)
+            os._exit(0)
         if mode == "chatty-start":
             # 300 KB on stderr at the start of every game.
             sys.stderr.write(("chatter " * 1023 + "\n") * 36)

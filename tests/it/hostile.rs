@@ -133,10 +133,10 @@ fn a_move_before_any_turn_and_a_death_between_turns_are_faults_when_they_happen(
 /// A bot that exits while a helper it started holds its stdout open ends no output: its exit is
 /// noticed when it happens, not at its deadline 20 s on, as a crash that says both how it ended
 /// and why no end of output came. A move it wrote just before it exited is still its move; the
-/// exit then counts where it is noticed, while the next seat thinks.
+/// exit then counts where it is noticed, while the next seat thinks. The same before `ready`.
 #[test]
 fn an_exit_behind_a_helper_that_holds_stdout_is_a_crash_when_it_happens() {
-    let handles: Vec<_> = ["helper-exit", "move-helper-exit"]
+    let handles: Vec<_> = ["helper-exit", "move-helper-exit", "helper-exit-at-start"]
         .into_iter()
         .map(|mode| {
             std::thread::spawn(move || {
@@ -149,7 +149,15 @@ fn an_exit_behind_a_helper_that_holds_stdout_is_a_crash_when_it_happens() {
                     bad_bot(&pids, "slow", 2, "500"),
                     bad_bot(&pids, "slow", 2, "500"),
                 ];
-                let extra = ["--games", "1", "--move-ms", "20000", "--events"];
+                // A bot that never answers `start` stops a match unless it goes on.
+                let extra = [
+                    "--games",
+                    "1",
+                    "--move-ms",
+                    "20000",
+                    "--events",
+                    "--keep-going",
+                ];
                 // `play` checks that neither the bot nor its helper is left running.
                 let (records, out) = play(&dir, &bots, &extra);
                 let started = std::fs::read_to_string(&pids).unwrap_or_default();
@@ -172,7 +180,13 @@ fn an_exit_behind_a_helper_that_holds_stdout_is_a_crash_when_it_happens() {
                     .map(|l| serde_json::from_str::<serde_json::Value>(l).expect("an event"))
                     .find(|e| e["type"] == "fault")
                     .map(|e| e["ms"].as_f64());
-                if mode == "helper-exit" {
+                if mode == "helper-exit-at-start" {
+                    // Noticed far sooner than the 10000 ms startup limit.
+                    assert_eq!((f.ply, f.detail.as_str()), (0, exited), "{f:?}");
+                    let ms = fault_ms.flatten().expect("the fault's ms");
+                    assert!(ms < 2500.0, "noticed after {ms} ms");
+                    assert!(r.moves.iter().all(|m| m.seat != s));
+                } else if mode == "helper-exit" {
                     // Noticed at its first turn, far sooner than the 20000 ms limit.
                     assert_eq!((f.ply, f.detail.as_str()), (s as u32, exited), "{f:?}");
                     let ms = fault_ms.flatten().expect("the fault's ms");
