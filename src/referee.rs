@@ -278,7 +278,10 @@ impl Game<'_> {
                     continue;
                 }
                 let received = bot.receive(deadline);
-                if received == Received::Eof && kept[seat] && !interrupted() {
+                if matches!(received, Received::Eof | Received::Gone)
+                    && kept[seat]
+                    && !interrupted()
+                {
                     // A bot kept alive that ended after the last game (a crash between games,
                     // or a bot that exits after `end`) is started afresh, within the same
                     // startup deadline, rather than faulted for a game it never began.

@@ -245,7 +245,8 @@ impl Checker {
         }
         let text = match self.bot().receive(Instant::now() + AFTER_END) {
             Received::Timeout => return,
-            Received::Eof => {
+            // Its process exited, whoever still holds its stdout: it left all the same.
+            Received::Eof | Received::Gone => {
                 self.seen.left.push(format!("after game {game}"));
                 self.bot()
                     .stop("check-bot: its output ended after the end of a game");

@@ -287,7 +287,8 @@ impl Connection {
             Received::TooLong(prefix) => {
                 ("sent an over-long line between games", fault_text(&prefix))
             }
-            Received::Eof | Received::Timeout => return None,
+            // An end is not a fault between games: `ensure_started` starts the bot afresh.
+            Received::Eof | Received::Gone | Received::Timeout => return None,
         };
         Some(Fault::new(
             FaultKind::Malformed,
@@ -313,6 +314,14 @@ impl Connection {
             Received::Eof | Received::Timeout => Fault::new(
                 FaultKind::Crash,
                 format!("{} when no reply was due", self.describe_end()),
+                None,
+            ),
+            Received::Gone => Fault::new(
+                FaultKind::Crash,
+                format!(
+                    "{} when no reply was due",
+                    self.describe_exit_behind_helper()
+                ),
                 None,
             ),
         })
@@ -357,15 +366,14 @@ impl Connection {
             )),
             Received::Timeout => {
                 // A bot that died while a helper of its own still holds its stdout open shows
-                // no end of output: its silence is a crash, and the record says so.
+                // no end of output: its silence is a crash, and the record says so. It is
+                // noticed here, at the deadline, only where the kernel has no pidfd to tell
+                // of the exit at once (`Received::Gone`).
                 let local = self.process.as_mut().and_then(Transport::local_mut);
                 match local.and_then(|p| p.try_status()) {
                     Some(status) => Err(Fault::new(
                         FaultKind::Crash,
-                        format!(
-                            "exited ({}) while another process kept its output open",
-                            describe_status(Some(status))
-                        ),
+                        exit_behind_helper(Some(status)),
                         None,
                     )),
                     None if self.is_remote() => Err(Fault::new(
@@ -408,6 +416,11 @@ impl Connection {
                 &prefix,
             )),
             Received::Eof => Err(Fault::new(FaultKind::Crash, self.describe_end(), None)),
+            Received::Gone => Err(Fault::new(
+                FaultKind::Crash,
+                self.describe_exit_behind_helper(),
+                None,
+            )),
         }
     }
 
@@ -450,6 +463,18 @@ impl Connection {
             Some(_) => format!("exited ({})", describe_status(status)),
             None => "closed its output".into(),
         }
+    }
+
+    /// How a bot that exited while its stdout stays open ended, for a crash fault. Its exit was
+    /// seen (`Received::Gone`), so its status is there; it is not reaped (see
+    /// `BotProcess::try_status`).
+    fn describe_exit_behind_helper(&mut self) -> String {
+        let status = self
+            .process
+            .as_mut()
+            .and_then(Transport::local_mut)
+            .and_then(|p| p.wait_exit(Duration::from_millis(200)));
+        exit_behind_helper(status)
     }
 
     /// The game ended while the bot was thinking: its answer is no longer wanted, but is still
@@ -551,6 +576,17 @@ impl Connection {
             }
         }
     }
+}
+
+/// The one wording of a bot that exited while a process it started still holds its stdout open,
+/// whether its exit was seen at once or only at the deadline: with its exit status, so that the
+/// record says how it ended, and with the helper, so that the author knows why no end of output
+/// came.
+fn exit_behind_helper(status: Option<ExitStatus>) -> String {
+    format!(
+        "exited ({}) while a process it started still holds its stdout open",
+        describe_status(status)
+    )
 }
 
 /// Ends bots politely, all at once: every stdin is closed first, so they exit in parallel.

@@ -12,7 +12,7 @@ use nix::sys::prctl;
 use nix::sys::signal::{killpg, Signal};
 use nix::unistd::{getpid, getppid, Pid};
 use std::io;
-use std::os::fd::OwnedFd;
+use std::os::fd::{FromRawFd, OwnedFd};
 use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::path::Path;
 use std::process::{Child, Command, ExitStatus, Stdio};
@@ -43,6 +43,21 @@ fn abandon(mut child: Child, error: io::Error) -> io::Error {
     let _ = child.wait();
     unregister_group(pgid);
     error
+}
+
+/// A pidfd of our own child `pid`: readable once it has exited, whoever else holds its stdout
+/// open (a helper it started). None where the kernel has none (before Linux 5.3, or refused by
+/// a sandbox): the wire then waits as it did without one, and such a bot's exit is noticed at
+/// the deadline. The child is not reaped yet (see `BotProcess::try_status`), so `pid` is still
+/// its own.
+fn pidfd(pid: i32) -> Option<OwnedFd> {
+    // libc, not nix: nix has no `pidfd_open`. The kernel sets close-on-exec on the descriptor,
+    // so no bot started later inherits it.
+    // SAFETY: pidfd_open takes a pid and flags and returns a new descriptor or -1.
+    let fd = unsafe { libc::syscall(libc::SYS_pidfd_open, pid, 0) };
+    let fd = i32::try_from(fd).ok().filter(|&fd| fd >= 0)?;
+    // SAFETY: a descriptor the kernel has just made for us, owned by nothing else.
+    Some(unsafe { OwnedFd::from_raw_fd(fd) })
 }
 
 impl BotProcess {
@@ -119,10 +134,13 @@ impl BotProcess {
             Ok(stderr) => stderr,
             Err(e) => return Err(abandon(child, e)),
         };
-        let wire = match Wire::new(OwnedFd::from(stdin), OwnedFd::from(stdout), log) {
+        let mut wire = match Wire::new(OwnedFd::from(stdin), OwnedFd::from(stdout), log) {
             Ok(wire) => wire,
             Err(e) => return Err(abandon(child, e)),
         };
+        if let Some(exited) = pidfd(pgid) {
+            wire.watch_end(exited);
+        }
         Ok(BotProcess {
             child,
             pgid,
@@ -173,7 +191,8 @@ impl BotProcess {
         self.wire.output_ended()
     }
 
-    /// Whether `recv_line` would return at once (a line, an over-long line, or end of output).
+    /// Whether `recv_line` would return at once (a line, an over-long line, the end of output,
+    /// or the bot's exit while its stdout stays open).
     pub fn has_news(&self, cap: usize) -> bool {
         self.wire.has_news(cap)
     }
@@ -433,6 +452,51 @@ mod tests {
         assert_eq!(bot.recv_line(deadline, 100), Received::Timeout);
         assert!(started.elapsed() < Duration::from_secs(10));
         assert!(bot.wire.pending() > 0);
+        bot.kill();
+    }
+
+    fn shell(script: &str) -> BotProcess {
+        let argv: Vec<String> = ["sh", "-c", script].iter().map(|s| s.to_string()).collect();
+        BotProcess::spawn(&argv, None, None).unwrap()
+    }
+
+    #[test]
+    fn an_exit_behind_a_helper_that_holds_stdout_is_seen_before_the_deadline() {
+        // The helper inherits stdout, so no end of output comes when the bot exits.
+        let mut bot = shell("sleep 30 & exit 4");
+        let far = Instant::now() + Duration::from_secs(30);
+        assert_eq!(bot.recv_line(far, 100), Received::Gone);
+        assert!(Instant::now() < far);
+        assert_eq!(describe_status(bot.try_status()), "exit code 4");
+        // Not reaped: the group, the helper in it, is still there to be killed.
+        assert!(bot.wire.has_news(100) && !bot.output_ended());
+        let pid = bot.pid();
+        bot.kill();
+        assert!(!Path::new(&format!("/proc/{pid}")).exists());
+    }
+
+    #[test]
+    fn a_line_written_before_such_an_exit_is_taken_first() {
+        // Both lines are in the pipe when the bot exits; the second has no newline.
+        let mut bot = shell("sleep 30 & printf 'last words\nhalf'; exit 0");
+        let far = Instant::now() + Duration::from_secs(30);
+        match bot.recv_line(far, 100) {
+            Received::Line(l, _) => assert_eq!(l, b"last words"),
+            other => panic!("{other:?}"),
+        }
+        assert_eq!(bot.recv_line(far, 100), Received::Gone);
+        assert_eq!(bot.wire.partial_line(), b"half");
+        bot.kill();
+    }
+
+    #[test]
+    fn an_exit_that_ends_stdout_is_still_the_end_of_output() {
+        let mut bot = shell("exit 5");
+        let far = Instant::now() + Duration::from_secs(30);
+        assert_eq!(bot.recv_line(far, 100), Received::Eof);
+        // Its stdout closes a moment before it is a zombie with a status.
+        let status = bot.wait_exit(Duration::from_secs(5));
+        assert_eq!(describe_status(status), "exit code 5");
         bot.kill();
     }
 

@@ -23,6 +23,10 @@ pub enum Received {
     Eof,
     /// The deadline passed first.
     Timeout,
+    /// The end watch fired (see `Wire::watch_end`: a local bot's process exited) while the
+    /// output stays open, and what the output held then was no complete line: whoever still
+    /// holds it open is not the one that owed the answer.
+    Gone,
 }
 
 /// What the output read from a bot holds at its start.
@@ -35,6 +39,8 @@ enum News {
     LastLine,
     /// The output ended.
     Eof,
+    /// The end watch fired; the output is still open and holds no complete line.
+    Gone,
 }
 
 /// The most a bot's unread output may occupy in the referee, whatever the bot writes: room for
@@ -65,6 +71,11 @@ pub struct Wire {
     scratch: Vec<u8>,
     /// The bot's log, if the run keeps logs.
     log: Option<BotLog>,
+    /// A descriptor that becomes readable when the writer of the output is gone for good, even
+    /// though the output may stay open (see `watch_end`); None for a stream without one.
+    end_watch: Option<OwnedFd>,
+    /// Whether the end watch has fired. It stays readable once it has, so it is not polled again.
+    gone: bool,
 }
 
 fn set_nonblocking(fd: impl AsFd) -> io::Result<()> {
@@ -91,7 +102,19 @@ impl Wire {
             read_at: Instant::now(),
             scratch: vec![0; 16384],
             log,
+            end_watch: None,
+            gone: false,
         })
+    }
+
+    /// Watches `fd` while waiting for output: once it is readable, whoever owed the output has
+    /// ended, so what the output holds then (read at once: it was written before the end) is
+    /// all there will be, and a wait without a complete line ends as `Received::Gone` rather
+    /// than at the deadline. The transport knows what the descriptor stands for (for a local
+    /// bot, its main process: a pidfd, which a helper holding the bot's stdout open does not
+    /// keep from firing); the wire knows only that readable means gone.
+    pub fn watch_end(&mut self, fd: OwnedFd) {
+        self.end_watch = Some(fd);
     }
 
     pub fn log(&self) -> Option<&BotLog> {
@@ -186,6 +209,9 @@ impl Wire {
         if self.eof {
             return Some(if len == 0 { News::Eof } else { News::LastLine });
         }
+        if self.gone {
+            return Some(News::Gone);
+        }
         None
     }
 
@@ -201,6 +227,7 @@ impl Wire {
                     log.protocol_line('<', &note);
                 }
                 Received::Eof => log.protocol_line('<', b"(end of output)"),
+                Received::Gone => log.protocol_line('<', b"(ended, its output still open)"),
                 Received::Timeout => {}
             }
         }
@@ -228,6 +255,7 @@ impl Wire {
                 Received::Line(line, self.read_at)
             }
             News::Eof => Received::Eof,
+            News::Gone => Received::Gone,
         })
     }
 
@@ -256,8 +284,9 @@ impl Wire {
     }
 
     /// The descriptors to wait on: the output for reading (unless it has ended or the buffer is
-    /// full), the input for writing when bytes are pending.
-    fn poll_fds(&self) -> [libc::pollfd; 2] {
+    /// full), the input for writing when bytes are pending, the end watch until it has fired
+    /// (and while the output has not ended: its end says more).
+    fn poll_fds(&self) -> [libc::pollfd; ENTRIES] {
         let input = match &self.input {
             Some(input) if !self.pending.is_empty() => input.as_raw_fd(),
             _ => -1,
@@ -275,6 +304,14 @@ impl Wire {
             libc::pollfd {
                 fd: input,
                 events: libc::POLLOUT,
+                revents: 0,
+            },
+            libc::pollfd {
+                fd: match &self.end_watch {
+                    Some(watch) if !self.gone && !self.eof => watch.as_raw_fd(),
+                    _ => -1,
+                },
+                events: libc::POLLIN,
                 revents: 0,
             },
         ]
@@ -313,7 +350,8 @@ impl Wire {
         self.error.as_ref()
     }
 
-    /// Whether `recv_line` would return at once (a line, an over-long line, or end of output).
+    /// Whether `recv_line` would return at once (a line, an over-long line, the end of output,
+    /// or the end watch fired).
     pub fn has_news(&self, cap: usize) -> bool {
         self.news(cap).is_some()
     }
@@ -380,18 +418,22 @@ const NO_FD: libc::pollfd = libc::pollfd {
     revents: 0,
 };
 
-/// Two `ppoll` entries per wire (see `Wire::poll_fds`), on the stack for a game's few bots.
+/// How many `ppoll` entries a wire has (see `Wire::poll_fds`): its output, its input, its end
+/// watch, each -1 when not waited on, so that every wire's entries stay at fixed places.
+const ENTRIES: usize = 3;
+
+/// `ENTRIES` `ppoll` entries per wire, on the stack for a game's few bots.
 struct PollSet {
-    stack: [libc::pollfd; 2 * STACK_WIRES],
+    stack: [libc::pollfd; ENTRIES * STACK_WIRES],
     heap: Vec<libc::pollfd>,
     len: usize,
 }
 
 impl PollSet {
     fn new(wires: usize) -> PollSet {
-        let len = 2 * wires;
+        let len = ENTRIES * wires;
         PollSet {
-            stack: [NO_FD; 2 * STACK_WIRES],
+            stack: [NO_FD; ENTRIES * STACK_WIRES],
             heap: if wires > STACK_WIRES {
                 vec![NO_FD; len]
             } else {
@@ -430,12 +472,17 @@ impl PollSet {
 }
 
 impl Wire {
-    /// Does what `ppoll` found possible for this wire's two entries.
-    fn after_poll(&mut self, pair: &[libc::pollfd]) {
-        if pair[1].revents != 0 {
+    /// Does what `ppoll` found possible for this wire's entries. When the end watch fired, the
+    /// output is read whether or not its own entry said so: everything written before the end
+    /// is in it, and a complete line there is still an answer.
+    fn after_poll(&mut self, entries: &[libc::pollfd]) {
+        if entries[1].revents != 0 {
             self.flush_pending();
         }
-        if pair[0].revents != 0 {
+        if entries[2].revents != 0 {
+            self.gone = true;
+        }
+        if entries[0].revents != 0 || entries[2].revents != 0 {
             self.read_available();
         }
     }
@@ -446,17 +493,17 @@ impl Wire {
 /// without letting one slow bot delay noticing the others.
 pub fn wait_any(wires: &mut [&mut Wire], wait: Duration) {
     // libc, not nix: nix's `PollFd` holds a borrowed descriptor, so it cannot express the
-    // kernel's "skip this entry" (-1), which keeps two entries per bot at fixed places, nor
+    // kernel's "skip this entry" (-1), which keeps a bot's entries at fixed places, nor
     // outlive the borrow of the bots that the reads and writes below need.
     let mut set = PollSet::new(wires.len());
-    for (pair, wire) in set.fds().chunks_exact_mut(2).zip(wires.iter()) {
-        pair.copy_from_slice(&wire.poll_fds());
+    for (entries, wire) in set.fds().chunks_exact_mut(ENTRIES).zip(wires.iter()) {
+        entries.copy_from_slice(&wire.poll_fds());
     }
     if !set.ppoll(wait) {
         return;
     }
-    for (wire, pair) in wires.iter_mut().zip(set.fds().chunks_exact(2)) {
-        wire.after_poll(pair);
+    for (wire, entries) in wires.iter_mut().zip(set.fds().chunks_exact(ENTRIES)) {
+        wire.after_poll(entries);
     }
 }
 
@@ -470,17 +517,17 @@ pub fn wait_among<T>(
     wait: Duration,
 ) {
     let mut set = PollSet::new(indices.len());
-    for (pair, &i) in set.fds().chunks_exact_mut(2).zip(indices) {
+    for (entries, &i) in set.fds().chunks_exact_mut(ENTRIES).zip(indices) {
         if let Some(w) = items.get_mut(i).and_then(&mut wire) {
-            pair.copy_from_slice(&w.poll_fds());
+            entries.copy_from_slice(&w.poll_fds());
         }
     }
     if !set.ppoll(wait) {
         return;
     }
-    for (pair, &i) in set.fds().chunks_exact(2).zip(indices) {
+    for (entries, &i) in set.fds().chunks_exact(ENTRIES).zip(indices) {
         if let Some(w) = items.get_mut(i).and_then(&mut wire) {
-            w.after_poll(pair);
+            w.after_poll(entries);
         }
     }
 }

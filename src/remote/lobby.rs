@@ -699,7 +699,7 @@ impl RemoteBot {
         let until = Instant::now() + grace;
         loop {
             match self.wire.recv_line(until, crate::protocol::MAX_LINE_BYTES) {
-                crate::process::Received::Eof => return true,
+                crate::process::Received::Eof | crate::process::Received::Gone => return true,
                 crate::process::Received::Line(..) => {}
                 // An over-long line is never taken from the buffer: stop here.
                 crate::process::Received::Timeout | crate::process::Received::TooLong(_) => {

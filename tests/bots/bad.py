@@ -111,6 +111,10 @@ for line in sys.stdin:
         stale = None
         if mode == "no-ready":
             continue
+        if mode == "helper-exit-at-start":
+            # "helper-exit" (below) before its ready.
+            note_pid(subprocess.Popen(["sleep", "30"]).pid)
+            os._exit(0)
         if mode == "chatty-start":
             # 300 KB on stderr at the start of every game.
             sys.stderr.write(("chatter " * 1023 + "\n") * 36)
@@ -208,6 +212,14 @@ for line in sys.stdin:
             send(json.dumps({"type": "move", "square": msg["legal"][0]}) + "\n")
             time.sleep(int(arg) / 1000)
             sys.exit(3)
+        elif mode in ("helper-exit", "move-helper-exit"):
+            # Starts a helper that inherits its stdout and outlives it, then exits at once (after
+            # writing its move, with "move-helper-exit"): its exit ends no output.
+            helper = subprocess.Popen(["sleep", "30"])
+            note_pid(helper.pid)
+            if mode == "move-helper-exit":
+                send(json.dumps({"type": "move", "square": msg["legal"][0]}) + "\n")
+            os._exit(0)
         elif mode == "flood-pipe":
             # An endless line without a newline through a 1 MiB pipe, as its answer.
             big_pipe(1)

@@ -109,7 +109,7 @@ fn a_move_written_with_ready_is_a_line_nobody_asked_for_in_both() {
 fn a_death_behind_a_helper_that_keeps_stdout_open_is_a_crash_in_both() {
     agree(
         "daemon-stdout",
-        "crash: exited (exit code 3) while another process kept its output open",
+        "crash: exited (exit code 3) while a process it started still holds its stdout open",
     );
 }
 

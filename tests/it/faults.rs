@@ -153,7 +153,7 @@ fn a_helper_that_leaves_its_group_is_killed_at_the_end_and_after_a_crash() {
     // The helper (a daemonising double fork with setsid) is out of reach of the group kill:
     // the referee finds it among the orphans it inherits as a child subreaper.
     // With "daemon-stdout" the helper also holds the bot's stdout open: the crash is still
-    // recorded as a crash (noticed at the deadline), not as a timeout.
+    // recorded as a crash (noticed when the bot exits), not as a timeout, and says so.
     let handles: Vec<_> = [("daemon", 1), ("daemon-crash", 2), ("daemon-stdout", 2)]
         .into_iter()
         .map(|(mode, turn)| {
@@ -173,7 +173,14 @@ fn a_helper_that_leaves_its_group_is_killed_at_the_end_and_after_a_crash() {
                     check_record(&r);
                 } else {
                     assert_eq!(r.faults[0].kind, FaultKind::Crash, "{:?}", r.faults);
-                    assert!(r.faults[0].detail.contains("exit code 3"), "{:?}", r.faults);
+                    let detail = match mode {
+                        "daemon-crash" => "exited (exit code 3)",
+                        _ => {
+                            "exited (exit code 3) while a process it started still holds its \
+                             stdout open"
+                        }
+                    };
+                    assert_eq!(r.faults[0].detail, detail, "{:?}", r.faults);
                     check_disqualified(&r, 4);
                 }
             })

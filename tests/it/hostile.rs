@@ -9,8 +9,8 @@ use std::process::Stdio;
 use std::time::{Duration, Instant};
 
 /// Runs a match of `bots` with `extra` options, checks that it succeeded and left no scripted
-/// process behind, and returns its records.
-fn play(dir: &Path, bots: &[String], extra: &[&str]) -> (Vec<GameRecord>, String) {
+/// process behind, and returns its records and the run (its output).
+fn play(dir: &Path, bots: &[String], extra: &[&str]) -> (Vec<GameRecord>, Run) {
     let record = dir.join("games.jsonl");
     let out = multiversi("match")
         .args_os(bots)
@@ -19,7 +19,7 @@ fn play(dir: &Path, bots: &[String], extra: &[&str]) -> (Vec<GameRecord>, String
         .args(extra)
         .ok();
     assert_no_process_left(&dir.join("pids"));
-    (read_records(&record), out.stderr())
+    (read_records(&record), out)
 }
 
 /// The seat of the scripted bot playing `mode`.
@@ -99,7 +99,8 @@ fn a_move_before_any_turn_and_a_death_between_turns_are_faults_when_they_happen(
                     bad_bot(&pids, "slow", 2, "500"),
                     bad_bot(&pids, "slow", 2, "500"),
                 ];
-                let (records, err) = play(&dir, &bots, &[]);
+                let (records, out) = play(&dir, &bots, &[]);
+                let err = out.stderr();
                 let r = &records[0];
                 check_record(r);
                 let s = seat_of(r, mode);
@@ -120,6 +121,85 @@ fn a_move_before_any_turn_and_a_death_between_turns_are_faults_when_they_happen(
                     assert_eq!(r.moves[s].seat, s);
                 }
                 assert!(err.contains("disqualified"), "{err}");
+                verify_holds(&dir.join("games.jsonl"));
+            })
+        })
+        .collect();
+    for h in handles {
+        h.join().expect("case passed");
+    }
+}
+
+/// A bot that exits while a helper it started holds its stdout open ends no output: its exit is
+/// noticed when it happens, not at its deadline 20 s on, as a crash that says both how it ended
+/// and why no end of output came. A move it wrote just before it exited is still its move; the
+/// exit then counts where it is noticed, while the next seat thinks. The same before `ready`.
+#[test]
+fn an_exit_behind_a_helper_that_holds_stdout_is_a_crash_when_it_happens() {
+    let handles: Vec<_> = ["helper-exit", "move-helper-exit", "helper-exit-at-start"]
+        .into_iter()
+        .map(|mode| {
+            std::thread::spawn(move || {
+                let dir = temp_dir(&format!("hostile-{mode}"));
+                let pids = dir.join("pids");
+                // The bots after it think for 500 ms at their first two turns, so an exit right
+                // after a move is noticed while the next seat thinks (see `die-later` above).
+                let bots = [
+                    bad_bot(&pids, mode, 1, ""),
+                    bad_bot(&pids, "slow", 2, "500"),
+                    bad_bot(&pids, "slow", 2, "500"),
+                ];
+                // A bot that never answers `start` stops a match unless it goes on.
+                let extra = [
+                    "--games",
+                    "1",
+                    "--move-ms",
+                    "20000",
+                    "--events",
+                    "--keep-going",
+                ];
+                // `play` checks that neither the bot nor its helper is left running.
+                let (records, out) = play(&dir, &bots, &extra);
+                let started = std::fs::read_to_string(&pids).unwrap_or_default();
+                assert_eq!(
+                    started.lines().count(),
+                    4,
+                    "three bots and a helper: {started}"
+                );
+                let r = &records[0];
+                check_record(r);
+                let s = seat_of(r, mode);
+                assert_eq!(r.faults.len(), 1, "{mode}: {:?}", r.faults);
+                let f = &r.faults[0];
+                assert_eq!((f.seat, f.kind), (s, FaultKind::Crash), "{f:?}");
+                let exited = "exited (exit code 0) while a process it started still holds its \
+                              stdout open";
+                let fault_ms = out
+                    .stdout()
+                    .lines()
+                    .map(|l| serde_json::from_str::<serde_json::Value>(l).expect("an event"))
+                    .find(|e| e["type"] == "fault")
+                    .map(|e| e["ms"].as_f64());
+                if mode == "helper-exit-at-start" {
+                    // Noticed far sooner than the 10000 ms startup limit.
+                    assert_eq!((f.ply, f.detail.as_str()), (0, exited), "{f:?}");
+                    let ms = fault_ms.flatten().expect("the fault's ms");
+                    assert!(ms < 2500.0, "noticed after {ms} ms");
+                    assert!(r.moves.iter().all(|m| m.seat != s));
+                } else if mode == "helper-exit" {
+                    // Noticed at its first turn, far sooner than the 20000 ms limit.
+                    assert_eq!((f.ply, f.detail.as_str()), (s as u32, exited), "{f:?}");
+                    let ms = fault_ms.flatten().expect("the fault's ms");
+                    assert!(ms < 5000.0, "noticed after {ms} ms");
+                    assert!(r.moves.iter().all(|m| m.seat != s));
+                } else {
+                    // Its move counted; its exit was noticed at the next ply, when it owed
+                    // nothing.
+                    let detail = format!("{exited} when no reply was due");
+                    assert_eq!((f.ply, &f.detail), (s as u32 + 1, &detail), "{f:?}");
+                    assert_eq!(r.moves[s].seat, s);
+                    assert!(r.moves.iter().all(|m| m.seat != s || m.ply == s as u32));
+                }
                 verify_holds(&dir.join("games.jsonl"));
             })
         })
@@ -532,7 +612,8 @@ fn a_move_without_its_newline_times_out_with_words_that_say_what_came() {
         "builtin:random".to_string(),
         "builtin:greedy".to_string(),
     ];
-    let (records, stderr) = play(&dir, &bots, &["--games", "1", "--move-ms", "300"]);
+    let (records, out) = play(&dir, &bots, &["--games", "1", "--move-ms", "300"]);
+    let stderr = out.stderr();
     let r = &records[0];
     let f = &r.faults[0];
     assert_eq!(f.kind, FaultKind::Timeout, "{f:?}");
