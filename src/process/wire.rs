@@ -388,6 +388,37 @@ impl Wire {
         }
     }
 
+    /// Once the end watch has fired: reads what the output holds, and waits up to `END_GRACE`
+    /// for its end unless a complete line is there. The one that owed the output has gone, but
+    /// a process that only wrapped it (a sandbox's init, a shell that did not `exec`) may still
+    /// hold the output for the moment it takes to exit: that exit is a plain end of output, as
+    /// it was before the watch, and only an output still held after the grace is a helper's.
+    fn settle_after_end(&mut self) {
+        let until = Instant::now() + END_GRACE;
+        loop {
+            self.read_available();
+            let left = until.saturating_duration_since(Instant::now());
+            if self.eof || self.buffer_full() || memchr::memchr(b'\n', &self.buffer).is_some() {
+                return;
+            }
+            if left.is_zero() {
+                return;
+            }
+            let mut entry = libc::pollfd {
+                fd: self.output.as_raw_fd(),
+                events: libc::POLLIN,
+                revents: 0,
+            };
+            let ms = left.as_millis().clamp(1, i32::MAX as u128) as libc::c_int;
+            // SAFETY: one valid pollfd on the stack, for the duration of the call.
+            if unsafe { libc::poll(&mut entry, 1, ms) } < 0
+                && io::Error::last_os_error().kind() != io::ErrorKind::Interrupted
+            {
+                return;
+            }
+        }
+    }
+
     /// Writes a note of the referee's into the bot's log (game starts, faults), so the log can
     /// be read alongside the record.
     pub fn log_note(&self, note: &str) {
@@ -421,6 +452,11 @@ const NO_FD: libc::pollfd = libc::pollfd {
 /// How many `ppoll` entries a wire has (see `Wire::poll_fds`): its output, its input, its end
 /// watch, each -1 when not waited on, so that every wire's entries stay at fixed places.
 const ENTRIES: usize = 3;
+
+/// How long the output may stay open after the end watch fired before a process other than
+/// the one watched is taken to hold it (see `Wire::settle_after_end`): a wrapper's own exit
+/// takes a millisecond or so; a helper's hold is not cut short by this.
+const END_GRACE: Duration = Duration::from_millis(100);
 
 /// `ENTRIES` `ppoll` entries per wire, on the stack for a game's few bots.
 struct PollSet {
@@ -481,8 +517,8 @@ impl Wire {
         }
         if entries[2].revents != 0 {
             self.gone = true;
-        }
-        if entries[0].revents != 0 || entries[2].revents != 0 {
+            self.settle_after_end();
+        } else if entries[0].revents != 0 {
             self.read_available();
         }
     }
