@@ -107,23 +107,39 @@ pub fn assign(
     assign_noting(automatic, commands, given).map(|(names, _)| names)
 }
 
-/// A bot whose automatic name (the one it has without any `--name`) `--name` gave to another
-/// bot: the given name is kept as it is, so this one's is changed (numbered), which the person
-/// who typed `--name` may not expect (`Yielded::note` says it).
+/// A bot whose name is not its automatic one (the one it has without any `--name`) because of
+/// a `--name` given to another bot: that bot took its automatic name, or took the name its
+/// twins are numbered after, so that the numbers moved. The given name is kept as it is, so
+/// this one's is changed, which the person who typed `--name` may not expect, and a name that
+/// changes between runs splits a bot's games in the standings (`Yielded::note` says it).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Yielded {
     /// The bot renamed, from 0.
     pub bot: usize,
     /// The name it has without any `--name`.
     pub automatic: String,
-    /// The bot `--name` gave that name to, from 0.
+    /// The bot `--name` gave the name to, from 0.
     pub to: usize,
+    /// The name given to `to`: `automatic` itself, or the name this bot is numbered after.
+    pub taken: String,
 }
 
 impl Yielded {
     /// The note for a person: which bot got which name instead of which, and why; `name` is the
     /// bot's name as the run has it.
     pub fn note(&self, name: &str) -> String {
+        if self.taken != self.automatic {
+            return format!(
+                "multiversi: note: bot {} is named {name}, not {}: --name {}={} gave that name to \
+                 bot {}, which moved the numbers of the other bots named {} up",
+                self.bot + 1,
+                self.automatic,
+                self.to + 1,
+                self.taken,
+                self.to + 1,
+                self.taken
+            );
+        }
         format!(
             "multiversi: note: bot {} is named {name}, not {}: --name {}={} gave that name to bot \
              {}, and a name given with --name is kept as it is",
@@ -186,6 +202,8 @@ pub fn assign_noting(
             used.push(name.clone());
         }
     }
+    // What each bot's name was before it was numbered.
+    let bases = names.clone();
     for i in (0..n).filter(|&i| given[i].is_none()) {
         let base = names[i].clone();
         let mut k = 1;
@@ -195,16 +213,22 @@ pub fn assign_noting(
         }
         used.push(names[i].clone());
     }
-    // A bot whose name without any --name is given to another bot, and so is not its name.
+    // A bot whose name without any --name is given to another bot, or whose number moved
+    // because the name it is numbered after was given to another bot, and so is not its name.
     let mut yielded = Vec::new();
     if given.iter().any(Option::is_some) {
         let (plain, _) = assign_noting(automatic, commands, &vec![None; n])?;
         for i in (0..n).filter(|&i| given[i].is_none() && names[i] != plain[i]) {
-            if let Some(to) = given.iter().position(|g| g.as_ref() == Some(&plain[i])) {
+            let took = |name: &String| given.iter().position(|g| g.as_ref() == Some(name));
+            if let Some((to, taken)) = took(&plain[i])
+                .map(|to| (to, &plain[i]))
+                .or_else(|| took(&bases[i]).map(|to| (to, &bases[i])))
+            {
                 yielded.push(Yielded {
                     bot: i,
                     automatic: plain[i].clone(),
                     to,
+                    taken: taken.clone(),
                 });
             }
         }
@@ -387,6 +411,23 @@ mod tests {
         assert_eq!(names, ["greedy-2", "greedy"]);
         assert_eq!(notes.len(), 1);
         assert!(notes[0].contains("bot 1 is named greedy-2, not greedy: --name 2=greedy"));
+        // The twins numbered after a name given to another bot move up: each is said.
+        let (names, notes) = yielded(
+            &["builtin:greedy", "./x", "builtin:greedy", "builtin:greedy"],
+            &[None, Some("greedy")],
+        );
+        assert_eq!(names, ["greedy-2", "greedy", "greedy-3", "greedy-4"]);
+        assert_eq!(
+            notes,
+            [
+                "multiversi: note: bot 1 is named greedy-2, not greedy: --name 2=greedy gave that \
+                 name to bot 2, and a name given with --name is kept as it is",
+                "multiversi: note: bot 3 is named greedy-3, not greedy-2: --name 2=greedy gave \
+                 that name to bot 2, which moved the numbers of the other bots named greedy up",
+                "multiversi: note: bot 4 is named greedy-4, not greedy-3: --name 2=greedy gave \
+                 that name to bot 2, which moved the numbers of the other bots named greedy up",
+            ]
+        );
         // A given name that changes nothing, or takes no other bot's name: no note.
         for given in [[Some("greedy"), None], [None, Some("mine")]] {
             let (_, notes) = yielded(&["builtin:greedy", "builtin:greedy", "./x"], &given);
