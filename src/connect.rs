@@ -581,11 +581,11 @@ fn start_bot(argv: &[String]) -> io::Result<Child> {
         .stdout(Stdio::piped())
         .stderr(Stdio::inherit())
         .process_group(0);
-    // SAFETY: the closure makes one system call and allocates nothing.
+    // SAFETY: the closure makes two system calls and allocates nothing.
     unsafe {
         command.pre_exec(|| {
             nix::sys::prctl::set_pdeathsig(nix::sys::signal::Signal::SIGKILL)?;
-            Ok(())
+            crate::process::restore_for_child()
         });
     }
     command.spawn()

@@ -99,8 +99,8 @@ impl BotProcess {
         command.envs(env.iter().map(|(k, v)| (k, v)));
         let rlimits = limits.rlimits();
         let parent = getpid();
-        // SAFETY: the closure makes only system calls (prctl, getppid, getrlimit, setrlimit)
-        // and allocates nothing, as code between fork and exec must.
+        // SAFETY: the closure makes only system calls (prctl, getppid, signal, getrlimit,
+        // setrlimit) and allocates nothing, as code between fork and exec must.
         unsafe {
             command.pre_exec(move || {
                 // The kernel sends SIGKILL to this child when the thread that started it ends:
@@ -111,6 +111,7 @@ impl BotProcess {
                 if getppid() != parent {
                     return Err(io::Error::other("the referee is gone"));
                 }
+                super::safety::restore_for_child()?;
                 rlimits.apply()
             });
         }

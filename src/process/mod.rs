@@ -58,8 +58,8 @@ pub use affinity::{allowed_cpus, pin_this_thread};
 pub use child::{wait_any, BotProcess};
 pub use log::{BotLog, STDERR_LOG_CAP};
 pub use safety::{
-    become_subreaper, install_signal_handlers, interrupted, run_guard, sweep_strays, Guard,
-    MAX_LIVE_BOTS,
+    become_subreaper, ignore_file_size_signal, install_signal_handlers, interrupted,
+    restore_for_child, run_guard, sweep_strays, Guard, MAX_LIVE_BOTS,
 };
 pub use status::describe_status;
 pub use stderr::STDERR_TAIL_BYTES;

@@ -179,6 +179,25 @@ pub fn install_signal_handlers() {
     }
 }
 
+/// Makes a write past a file-size limit (`ulimit -f`, a batch system's) fail with EFBIG instead
+/// of killing the referee by SIGXFSZ halfway through a record line: a failed write is taken back
+/// to the last whole line and reported (exit 5), as for a full disk. The bots get the default
+/// back before they start (`restore_for_child`): a bot past its `--limit-file-size-mb` is
+/// stopped by the signal, as that limit says.
+pub fn ignore_file_size_signal() {
+    // SAFETY: setting a signal to be ignored runs no code of ours in a handler.
+    let _ = unsafe { signal::signal(Signal::SIGXFSZ, SigHandler::SigIgn) };
+}
+
+/// Between fork and exec of a child: gives back the dispositions the referee changed for itself
+/// (`ignore_file_size_signal`), which a child would otherwise inherit. Async-signal-safe.
+pub fn restore_for_child() -> std::io::Result<()> {
+    // SAFETY: signal() is one system call, async-signal-safe, and installs no handler.
+    unsafe { signal::signal(Signal::SIGXFSZ, SigHandler::SigDfl) }
+        .map(|_| ())
+        .map_err(std::io::Error::from)
+}
+
 /// Whether a termination signal has arrived.
 pub fn interrupted() -> bool {
     INTERRUPTED.load(Ordering::SeqCst)

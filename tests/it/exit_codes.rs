@@ -76,7 +76,9 @@ fn a_record_write_that_fails_mid_match_exits_5_and_keeps_the_games_before() {
 
     let record = dir.join("games.jsonl");
     let limit = first * 3 / 2;
-    // SAFETY: setrlimit and signal are async-signal-safe; run in the child before exec.
+    // SAFETY: setrlimit is async-signal-safe; run in the child before exec. SIGXFSZ is left as
+    // it is (to kill, as a shell's `ulimit -f` leaves it): the referee must not die of it
+    // halfway through a line.
     let command = unsafe {
         command(&record).pre_exec(move || {
             let rlimit = libc::rlimit {
@@ -84,8 +86,6 @@ fn a_record_write_that_fails_mid_match_exits_5_and_keeps_the_games_before() {
                 rlim_max: limit,
             };
             libc::setrlimit(libc::RLIMIT_FSIZE, &rlimit);
-            // Past the limit a write fails with EFBIG instead of killing the process.
-            libc::signal(libc::SIGXFSZ, libc::SIG_IGN);
             Ok(())
         })
     };
@@ -100,6 +100,53 @@ fn a_record_write_that_fails_mid_match_exits_5_and_keeps_the_games_before() {
     let games = read_records(&record);
     assert_eq!(games.len(), 1);
     check_record(&games[0]);
+}
+
+/// The same limit reached by the writer's batches of quick games (several lines in one write):
+/// the lines that went out whole are kept, the one cut off is taken back, and the referee says
+/// so with exit 5 instead of dying of SIGXFSZ.
+#[test]
+fn a_file_size_limit_cuts_a_batch_of_quick_games_at_a_whole_line() {
+    let dir = temp_dir("record-limit-batch");
+    let record = dir.join("games.jsonl");
+    let bot = bot_cmd(&[env!("CARGO_BIN_EXE_multiversi"), "bench-bot"]);
+    // Some 30 games' lines: far fewer than the games played, written many to a batch.
+    let limit: libc::rlim_t = 200 * 1024;
+    // SAFETY: setrlimit is async-signal-safe; run in the child before exec.
+    let command = unsafe {
+        multiversi("match")
+            .args(&[&bot, &bot, &bot, &bot, "--games", "2000", "--seed", "9"])
+            .args(&["--concurrency", "2"])
+            .record(&record)
+            .pre_exec(move || {
+                let rlimit = libc::rlimit {
+                    rlim_cur: limit,
+                    rlim_max: limit,
+                };
+                libc::setrlimit(libc::RLIMIT_FSIZE, &rlimit);
+                Ok(())
+            })
+    };
+    let out = command.run();
+    out.assert_code(5);
+    out.assert_stderr_has(&format!("{}: cannot write game", utf8(&record)));
+    let text = std::fs::read_to_string(&record).unwrap();
+    assert!(text.ends_with('\n'), "half a line left at the end");
+    let games = read_records(&record);
+    assert!(
+        games.len() > 10 && text.len() as u64 <= limit,
+        "{} games in {} bytes",
+        games.len(),
+        text.len()
+    );
+    assert_eq!(
+        text.lines().count(),
+        games.len(),
+        "a line that is not a game"
+    );
+    for game in &games {
+        check_record(game);
+    }
 }
 
 /// `multiversi perft 7 | head -1`, and the like for every subcommand that prints: a reader that
