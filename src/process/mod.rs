@@ -16,12 +16,12 @@
 //! - **Non-blocking pipes, no hand-off threads on the move path**: the referee writes a message
 //!   with a non-blocking write; whatever the pipe does not take is kept and written while the
 //!   referee waits for the reply (`poll` on both pipes). Reading is done by the referee itself
-//!   with `ppoll` against one absolute deadline.
+//!   with `ppoll` against one absolute deadline. A thread hand-off per message would cost about
+//!   as much as the pipe round trip itself, and the referee's per-move cost is a measured figure.
 //! - **A pidfd in the same `ppoll`**: a bot whose helper holds its stdout open sends no end of
 //!   output when it exits; the pidfd of its main process (`pidfd_open`, Linux 5.3) tells of the
 //!   exit at once, without a thread or a signal handler. The wire gets it as an end watch, a
-//!   descriptor it knows only as "readable: gone", so that it stays the same for sockets. A thread hand-off per message would cost about
-//!   as much as the pipe round trip itself, and the referee's per-move cost is a measured figure.
+//!   descriptor it knows only as "readable: gone", so that it stays the same for sockets.
 //! - **stderr is drained by a thread** into a capped tail buffer and an optional capped log file,
 //!   so a bot that writes a lot of diagnostics never blocks on a full pipe (unless it writes more
 //!   than 8 MiB a second: a flood is read at that rate, so it cannot keep a core busy).
