@@ -76,6 +76,8 @@ pub struct Wire {
     end_watch: Option<OwnedFd>,
     /// Whether the end watch has fired. It stays readable once it has, so it is not polled again.
     gone: bool,
+    /// Whether the grace after the end watch fired has been waited (`settle_after_end`).
+    settled: bool,
 }
 
 fn set_nonblocking(fd: impl AsFd) -> io::Result<()> {
@@ -104,6 +106,7 @@ impl Wire {
             log,
             end_watch: None,
             gone: false,
+            settled: false,
         })
     }
 
@@ -235,7 +238,12 @@ impl Wire {
     }
 
     fn take_news_unlogged(&mut self, cap: usize) -> Option<Received> {
-        let news = self.news(cap);
+        let mut news = self.news(cap);
+        if matches!(news, Some(News::Gone)) && !self.settled {
+            // Before saying so, give a wrapper the moment it takes to let go of the output.
+            self.settle_after_end();
+            news = self.news(cap);
+        }
         if news.is_none() {
             // Nothing before the end of the buffer: the next search starts where this one ended.
             self.scanned = self.buffer.len();
@@ -388,12 +396,14 @@ impl Wire {
         }
     }
 
-    /// Once the end watch has fired: reads what the output holds, and waits up to `END_GRACE`
-    /// for its end unless a complete line is there. The one that owed the output has gone, but
-    /// a process that only wrapped it (a sandbox's init, a shell that did not `exec`) may still
-    /// hold the output for the moment it takes to exit: that exit is a plain end of output, as
-    /// it was before the watch, and only an output still held after the grace is a helper's.
+    /// Once the end watch has fired and no complete line is left: waits up to `END_GRACE` for
+    /// the output's end (or a line), reading what comes. The one that owed the output has gone,
+    /// but a process that only wrapped it (a sandbox's init, a shell that did not `exec`) may
+    /// still hold the output for the moment it takes to exit: that exit is a plain end of
+    /// output, as it was before the watch, and only an output still held after the grace is a
+    /// helper's. Done once: a helper's hold is not waited for again.
     fn settle_after_end(&mut self) {
+        self.settled = true;
         let until = Instant::now() + END_GRACE;
         loop {
             self.read_available();
@@ -453,9 +463,9 @@ const NO_FD: libc::pollfd = libc::pollfd {
 /// watch, each -1 when not waited on, so that every wire's entries stay at fixed places.
 const ENTRIES: usize = 3;
 
-/// How long the output may stay open after the end watch fired before a process other than
-/// the one watched is taken to hold it (see `Wire::settle_after_end`): a wrapper's own exit
-/// takes a millisecond or so; a helper's hold is not cut short by this.
+/// How long the output may stay open after the end watch fired, once no line is left, before a
+/// process other than the one watched is taken to hold it (see `Wire::settle_after_end`): a
+/// wrapper's own exit takes a millisecond or so.
 const END_GRACE: Duration = Duration::from_millis(100);
 
 /// `ENTRIES` `ppoll` entries per wire, on the stack for a game's few bots.
@@ -517,8 +527,8 @@ impl Wire {
         }
         if entries[2].revents != 0 {
             self.gone = true;
-            self.settle_after_end();
-        } else if entries[0].revents != 0 {
+        }
+        if entries[0].revents != 0 || entries[2].revents != 0 {
             self.read_available();
         }
     }
