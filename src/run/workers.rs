@@ -296,9 +296,9 @@ fn writer(
                 }
             };
             if !lines.is_empty() {
-                let (whole, failed) = file.write_lines(&lines);
+                let (whole, stopped) = file.write_lines(&lines);
                 written = whole;
-                if let Some(e) = failed {
+                if let Some(e) = stopped {
                     error = Some(format!(
                         "{}: cannot write {}: {e}",
                         file.path().display(),
