@@ -405,27 +405,14 @@ impl Wire {
     fn settle_after_end(&mut self) {
         self.settled = true;
         let until = Instant::now() + END_GRACE;
-        loop {
-            self.read_available();
+        self.read_available();
+        while !(self.eof || self.buffer_full() || memchr::memchr(b'\n', &self.buffer).is_some()) {
             let left = until.saturating_duration_since(Instant::now());
-            if self.eof || self.buffer_full() || memchr::memchr(b'\n', &self.buffer).is_some() {
-                return;
-            }
             if left.is_zero() {
                 return;
             }
-            let mut entry = libc::pollfd {
-                fd: self.output.as_raw_fd(),
-                events: libc::POLLIN,
-                revents: 0,
-            };
-            let ms = left.as_millis().clamp(1, i32::MAX as u128) as libc::c_int;
-            // SAFETY: one valid pollfd on the stack, for the duration of the call.
-            if unsafe { libc::poll(&mut entry, 1, ms) } < 0
-                && io::Error::last_os_error().kind() != io::ErrorKind::Interrupted
-            {
-                return;
-            }
+            // The end watch has fired, so it is not polled: this waits on the output alone.
+            wait_any(&mut [&mut *self], left);
         }
     }
 

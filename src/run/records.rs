@@ -99,25 +99,19 @@ impl RecordFile {
         self.state.lock().map_or(0, |s| s.damaged)
     }
 
-    /// Appends one game as one line with a single write, then forces it to disk.
+    /// Appends one game as one line with a single write, then forces it to disk. A write that
+    /// fails leaves the file as it was.
     pub fn append(&self, record: &GameRecord) -> std::io::Result<()> {
-        self.write(&Line::of(record)?)?;
+        if let (_, Some(e)) = self.write_lines(&[&Line::of(record)?]) {
+            return Err(e);
+        }
         self.sync()
     }
 
-    /// Appends one game's line with a single write, without forcing it to disk: the game is not
-    /// safe until a `sync` after this write has returned. A write that fails leaves the file as
-    /// it was.
-    pub fn write(&self, line: &Line) -> std::io::Result<()> {
-        match self.write_lines(&[line]) {
-            (_, Some(e)) => Err(e),
-            (_, None) => Ok(()),
-        }
-    }
-
     /// Appends several games' lines, in order, with one write for all of them where the file
-    /// takes them (see `write`): a batch of the writer thread costs one system call and one
-    /// update of the file's times instead of one a game. Returns how many of the lines the file
+    /// takes them, without forcing them to disk: a game is not safe until a `sync` after this
+    /// write has returned. A batch of the writer thread costs one system call and one update of
+    /// the file's times instead of one a game. Returns how many of the lines the file
     /// now holds whole, and the error that stopped the rest: a write that fails half-way keeps
     /// the lines written whole before it and takes back the part of the next.
     pub fn write_lines(&self, lines: &[&Line]) -> (usize, Option<std::io::Error>) {

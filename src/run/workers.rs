@@ -271,49 +271,38 @@ fn writer(
         synced = Some(Instant::now());
         let mut error = None;
         let mut written = 0;
-        if !failed {
-            let lines: Vec<&Line> = batch
-                .iter()
-                .filter_map(|item| match item {
-                    ToWriter::Game(game) => Some(&game.line),
-                    _ => None,
-                })
-                .collect();
-            // The games `from..to` of this batch, named for a message.
-            let game_names = |from: usize, to: usize| {
-                let mut names = batch
-                    .iter()
-                    .filter_map(|item| match item {
-                        ToWriter::Game(game) => Some(game.record.game.as_str()),
-                        _ => None,
-                    })
-                    .take(to)
-                    .skip(from);
-                let first = names.next().unwrap_or_default();
-                match names.last() {
-                    Some(last) => format!("games {first} to {last}"),
-                    None => format!("game {first}"),
-                }
-            };
-            if !lines.is_empty() {
-                let (whole, stopped) = file.write_lines(&lines);
-                written = whole;
-                if let Some(e) = stopped {
+        let games: Vec<&ToWrite> = batch
+            .iter()
+            .filter_map(|item| match item {
+                ToWriter::Game(game) => Some(game),
+                _ => None,
+            })
+            .collect();
+        // Some of the batch's games, named for a message.
+        let named = |games: &[&ToWrite]| match games {
+            [one] => format!("game {}", one.record.game),
+            [first, .., last] => format!("games {} to {}", first.record.game, last.record.game),
+            [] => String::new(),
+        };
+        if !failed && !games.is_empty() {
+            let lines: Vec<&Line> = games.iter().map(|game| &game.line).collect();
+            let (whole, stopped) = file.write_lines(&lines);
+            written = whole;
+            if let Some(e) = stopped {
+                error = Some(format!(
+                    "{}: cannot write {}: {e}",
+                    file.path().display(),
+                    named(&games[whole..])
+                ));
+            }
+            if written > 0 {
+                if let Err(e) = file.sync() {
                     error = Some(format!(
-                        "{}: cannot write {}: {e}",
+                        "{}: cannot force {} to disk: {e}",
                         file.path().display(),
-                        game_names(whole, lines.len())
+                        named(&games[..written])
                     ));
-                }
-                if written > 0 {
-                    if let Err(e) = file.sync() {
-                        error = Some(format!(
-                            "{}: cannot force {} to disk: {e}",
-                            file.path().display(),
-                            game_names(0, written)
-                        ));
-                        written = 0;
-                    }
+                    written = 0;
                 }
             }
         }
