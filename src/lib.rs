@@ -14,6 +14,7 @@ pub mod connection;
 pub mod exit;
 pub mod explain;
 pub mod files;
+pub mod heap;
 pub mod interpreters;
 pub mod league;
 pub mod limits;

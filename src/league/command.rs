@@ -705,7 +705,7 @@ pub fn play_config(config: &LeagueConfig, place: &Place) -> Result<()> {
     // and check them against the schedule (its deals, far fewer than the games): let them go
     // first, so that the run's peak memory is not their sum.
     drop((run, mine, finished));
-    crate::run::workers::trim_heap();
+    crate::heap::trim();
     write_standings(
         &out,
         OwnGames {

@@ -637,6 +637,7 @@ fn worker(shared: &Shared, tx: mpsc::Sender<Message>, commit: Option<mpsc::SyncS
         if played < games.len() {
             skipped(games.len() - played);
         }
+        crate::heap::finished(played as u64);
         if let Some(claims) = &run.claims {
             let complete = all_recorded && played == games.len();
             let release = ToWriter::Release { deal: d, complete };
@@ -660,20 +661,6 @@ fn worker(shared: &Shared, tx: mpsc::Sender<Message>, commit: Option<mpsc::SyncS
         return;
     }
     shut_down_all(kept.iter_mut().map(|(_, p)| p), run.grace);
-}
-
-/// Hands the allocator's free memory back to the system. glibc's malloc keeps what a thread
-/// frees in that thread's arena, pages in the middle of it included, for the thread to use
-/// again: a finished run leaves some hundreds of KB free in the arena of each worker that has
-/// ended, which what comes after the run (a league's standings) would otherwise add to. Cheap:
-/// a walk over the free lists and some `madvise` calls.
-pub fn trim_heap() {
-    #[cfg(all(target_os = "linux", target_env = "gnu"))]
-    // SAFETY: malloc_trim only releases memory the allocator holds free; it touches no live
-    // allocation.
-    unsafe {
-        libc::malloc_trim(0);
-    }
 }
 
 /// A bot's connection for one deal; a built-in bot gets a seed drawn from the deal.
