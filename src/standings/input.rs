@@ -187,12 +187,7 @@ impl Chunks<'_> {
             bytes.reserve(CHUNK);
             loop {
                 let before = bytes.len();
-                if std::io::Read::by_ref(file)
-                    .take(CHUNK as u64)
-                    .read_to_end(&mut bytes)
-                    .map_err(cannot)?
-                    == 0
-                {
+                if fill(file, &mut bytes).map_err(cannot)? == 0 {
                     break;
                 }
                 if let Some(end) = memchr::memrchr(b'\n', &bytes[before..]) {
@@ -214,6 +209,28 @@ impl Chunks<'_> {
         }
         Ok(None)
     }
+}
+
+/// Reads up to `CHUNK` bytes onto the end of `bytes`, into room for exactly that many; 0 at the
+/// end of the file. `read_to_end` would look for the end of the file in a buffer grown to twice
+/// its size, and every buffer in the queue would then hold two chunks' room.
+fn fill(file: &mut std::fs::File, bytes: &mut Vec<u8>) -> std::io::Result<usize> {
+    let start = bytes.len();
+    bytes.resize(start + CHUNK, 0);
+    let mut got = 0;
+    while got < CHUNK {
+        match file.read(&mut bytes[start + got..]) {
+            Ok(0) => break,
+            Ok(n) => got += n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => {
+                bytes.truncate(start);
+                return Err(e);
+            }
+        }
+    }
+    bytes.truncate(start + got);
+    Ok(got)
 }
 
 /// A worker: reads the lines of each chunk it takes from the queue and hands the results back,
