@@ -2,16 +2,19 @@
 //!
 //! The page lists every game, so this list is the one part of the standings that grows with the
 //! games, and at the end of a league it was the largest thing the referee held: about 110 bytes a
-//! game as a vector of lines, each with a boxed id. Packed, a game takes its id and about a dozen
-//! bytes more: its number and bots as variable-length integers, a place as one byte when it is a
-//! whole or half number (always, for places the standings compute), one byte for the seat count,
-//! the disqualifications and whether someone won.
+//! game as a vector of lines, each with a boxed id. Packed, a game takes about a dozen bytes:
+//! its id as the length it shares with the id before it and the rest (a league's ids differ from
+//! the previous one in their last few characters), its number as the step from the number before
+//! (zigzag, so a step back costs as little as one forward), its bots as variable-length
+//! integers, a place as one byte when it is a whole or half number (always, for places the
+//! standings compute), one byte for the seat count, the disqualifications and whether someone
+//! won. The lines are read back in order only, which is all the page needs.
 
 /// One game as the page lists it, unpacked.
 #[derive(Clone, Debug, PartialEq)]
-pub struct GameLine<'a> {
+pub struct GameLine {
     pub number: u32,
-    pub id: &'a str,
+    pub id: String,
     /// Per seat: the bot, its fractional place, whether it was disqualified; the first `seated`
     /// are the game's.
     seats: [(u32, f32, bool); 4],
@@ -20,7 +23,7 @@ pub struct GameLine<'a> {
     pub winner: Option<u32>,
 }
 
-impl GameLine<'_> {
+impl GameLine {
     /// Per seat, in move order: the bot, its fractional place, whether it was disqualified.
     pub fn seats(&self) -> &[(u32, f32, bool)] {
         &self.seats[..self.seated as usize]
@@ -36,6 +39,9 @@ pub struct GameList {
     len: usize,
     /// `renumber[bot]` is the bot a line gives for `bot` as added; empty: as added.
     renumber: Vec<u32>,
+    /// The last game added: its id and number, which the next one is stored against.
+    last_id: String,
+    last_number: u32,
 }
 
 /// A place byte that says four bytes of `f32` follow.
@@ -58,9 +64,22 @@ impl GameList {
     /// `Games` refuses a record with more) and winner.
     pub fn push(&mut self, number: u32, id: &str, seats: &[(u32, f32, bool)], winner: Option<u32>) {
         let seats = &seats[..seats.len().min(4)];
-        put_number(&mut self.bytes, number as u64);
-        put_number(&mut self.bytes, id.len() as u64);
-        self.bytes.extend_from_slice(id.as_bytes());
+        put_number(
+            &mut self.bytes,
+            zigzag(number as i64 - self.last_number as i64),
+        );
+        let shared = self
+            .last_id
+            .bytes()
+            .zip(id.bytes())
+            .take_while(|(a, b)| a == b)
+            .count();
+        put_number(&mut self.bytes, shared as u64);
+        put_number(&mut self.bytes, (id.len() - shared) as u64);
+        self.bytes.extend_from_slice(&id.as_bytes()[shared..]);
+        self.last_id.clear();
+        self.last_id.push_str(id);
+        self.last_number = number;
         let mut flags = seats.len() as u8 | if winner.is_some() { WON } else { 0 };
         for (i, &(_, _, out)) in seats.iter().enumerate() {
             if out {
@@ -104,7 +123,12 @@ impl GameList {
 
     /// The games in the order they were added.
     pub fn iter(&self) -> Lines<'_> {
-        Lines { list: self, at: 0 }
+        Lines {
+            list: self,
+            at: 0,
+            id: Vec::new(),
+            number: 0,
+        }
     }
 }
 
@@ -115,7 +139,7 @@ impl PartialEq for GameList {
 }
 
 impl<'a> IntoIterator for &'a GameList {
-    type Item = GameLine<'a>;
+    type Item = GameLine;
     type IntoIter = Lines<'a>;
 
     fn into_iter(self) -> Lines<'a> {
@@ -127,12 +151,15 @@ impl<'a> IntoIterator for &'a GameList {
 pub struct Lines<'a> {
     list: &'a GameList,
     at: usize,
+    /// The id and number of the line before, which the next is stored against.
+    id: Vec<u8>,
+    number: u32,
 }
 
-impl<'a> Iterator for Lines<'a> {
-    type Item = GameLine<'a>;
+impl Iterator for Lines<'_> {
+    type Item = GameLine;
 
-    fn next(&mut self) -> Option<GameLine<'a>> {
+    fn next(&mut self) -> Option<GameLine> {
         let bytes = &self.list.bytes;
         if self.at >= bytes.len() {
             return None;
@@ -142,11 +169,16 @@ impl<'a> Iterator for Lines<'a> {
             self.list.renumber.get(b as usize).copied().unwrap_or(b)
         };
         let mut at = self.at;
-        let number = take_number(bytes, &mut at) as u32;
-        let id_len = take_number(bytes, &mut at) as usize;
-        // The list holds only what `push` wrote: an id is whole UTF-8.
-        let id = std::str::from_utf8(&bytes[at..at + id_len]).unwrap_or_default();
-        at += id_len;
+        let number = (self.number as i64 + unzigzag(take_number(bytes, &mut at))) as u32;
+        let shared = take_number(bytes, &mut at) as usize;
+        let rest = take_number(bytes, &mut at) as usize;
+        self.id.truncate(shared);
+        self.id.extend_from_slice(&bytes[at..at + rest]);
+        at += rest;
+        self.number = number;
+        // The list holds only what `push` wrote: each id is whole UTF-8 once its shared start
+        // and its rest are together.
+        let id = String::from_utf8(self.id.clone()).unwrap_or_default();
         let flags = bytes[at];
         at += 1;
         let seated = flags & 7;
@@ -177,6 +209,15 @@ impl<'a> Iterator for Lines<'a> {
             winner,
         })
     }
+}
+
+/// A signed step as an unsigned number, small for small steps either way: 0, -1, 1, -2, …
+fn zigzag(step: i64) -> u64 {
+    ((step << 1) ^ (step >> 63)) as u64
+}
+
+fn unzigzag(n: u64) -> i64 {
+    (n >> 1) as i64 ^ -((n & 1) as i64)
 }
 
 /// Seven bits a byte, the last byte's top bit clear.
@@ -249,7 +290,10 @@ mod tests {
         let back: Vec<GameLine> = list.iter().collect();
         assert_eq!(back.len(), games.len());
         for (line, (number, id, seats, winner)) in back.iter().zip(&games) {
-            assert_eq!((line.number, line.id, line.winner), (*number, *id, *winner));
+            assert_eq!(
+                (line.number, line.id.as_str(), line.winner),
+                (*number, *id, *winner)
+            );
             let kept = &seats[..seats.len().min(4)];
             assert_eq!(line.seats().len(), kept.len());
             for (a, b) in line.seats().iter().zip(kept) {
@@ -284,10 +328,38 @@ mod tests {
         let ids: usize = (1..=1000)
             .map(|n| format!("league-r1-1.2.3.4-8x8-{n:03}").len())
             .sum();
-        assert!(
-            list.bytes.len() <= ids + 1000 * 14,
-            "{} bytes",
-            list.bytes.len()
-        );
+        // Each id shares all but its last few characters with the one before.
+        assert!(ids > 1000 * 20);
+        assert!(list.bytes.len() <= 1000 * 18, "{} bytes", list.bytes.len());
+    }
+
+    #[test]
+    fn ids_sharing_a_start_and_numbers_going_back_come_back_whole() {
+        // "ü" and "ý" share their first byte: a shared start may end inside a character.
+        let games = [
+            (7, "deal-ü"),
+            (3, "deal-ý"),
+            (3, "deal-ý"),
+            (u32::MAX, "deal"),
+            (0, "deal-ü-longer"),
+            (9, ""),
+            (10, "other"),
+        ];
+        let mut list = GameList::default();
+        for (number, id) in games {
+            list.push(number, id, &[(0, 1.0, false)], None);
+        }
+        let back: Vec<(u32, String)> = list.iter().map(|g| (g.number, g.id)).collect();
+        let sent: Vec<(u32, String)> = games.iter().map(|&(n, id)| (n, id.into())).collect();
+        assert_eq!(back, sent);
+    }
+
+    #[test]
+    fn zigzag_steps_round_trip() {
+        for step in [0, 1, -1, 2, -2, u32::MAX as i64, -(u32::MAX as i64)] {
+            assert_eq!(unzigzag(zigzag(step)), step);
+        }
+        assert_eq!(zigzag(-1), 1);
+        assert_eq!(zigzag(1), 2);
     }
 }

@@ -367,7 +367,7 @@ fn games(
         let _ = writeln!(
             h,
             "<tr><td>{number}</td><td class=\"name\">{}</td><td class=\"name\">{}</td><td class=\"name\">{result}</td></tr>",
-            esc(g.id),
+            esc(&g.id),
             seats.join(", ")
         );
         if h.len() >= 1 << 16 {
