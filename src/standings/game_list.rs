@@ -1,4 +1,4 @@
-//! The HTML page's list of every game, packed into one buffer.
+//! The HTML page's list of every game, packed into pieces of 32 KB.
 //!
 //! The page lists every game, so this list is the one part of the standings that grows with the
 //! games, and at the end of a league it was the largest thing the referee held: about 110 bytes a
@@ -35,7 +35,12 @@ impl GameLine {
 /// rank, known only once every game is in).
 #[derive(Clone, Debug, Default)]
 pub struct GameList {
-    bytes: Vec<u8>,
+    /// The packed lines, in pieces of about `PIECE` bytes with no line across two: a list that
+    /// grows by doubling one buffer holds the old and the new buffer while it copies, up to
+    /// three times what it needs, at the moment the standings hold the most.
+    pieces: Vec<Vec<u8>>,
+    /// The line being packed, before it goes into its piece.
+    line: Vec<u8>,
     len: usize,
     /// `renumber[bot]` is the bot a line gives for `bot` as added; empty: as added.
     renumber: Vec<u32>,
@@ -44,6 +49,8 @@ pub struct GameList {
     last_number: u32,
 }
 
+/// About how many bytes a piece of the list holds.
+const PIECE: usize = 32 * 1024;
 /// A place byte that says four bytes of `f32` follow.
 const FULL_PLACE: u8 = u8::MAX;
 /// The flag byte: the seat count in the low three bits, then whether a bot won, then one bit per
@@ -64,19 +71,18 @@ impl GameList {
     /// `Games` refuses a record with more) and winner.
     pub fn push(&mut self, number: u32, id: &str, seats: &[(u32, f32, bool)], winner: Option<u32>) {
         let seats = &seats[..seats.len().min(4)];
-        put_number(
-            &mut self.bytes,
-            zigzag(number as i64 - self.last_number as i64),
-        );
+        let mut line = std::mem::take(&mut self.line);
+        line.clear();
+        put_number(&mut line, zigzag(number as i64 - self.last_number as i64));
         let shared = self
             .last_id
             .bytes()
             .zip(id.bytes())
             .take_while(|(a, b)| a == b)
             .count();
-        put_number(&mut self.bytes, shared as u64);
-        put_number(&mut self.bytes, (id.len() - shared) as u64);
-        self.bytes.extend_from_slice(&id.as_bytes()[shared..]);
+        put_number(&mut line, shared as u64);
+        put_number(&mut line, (id.len() - shared) as u64);
+        line.extend_from_slice(&id.as_bytes()[shared..]);
         self.last_id.clear();
         self.last_id.push_str(id);
         self.last_number = number;
@@ -86,20 +92,31 @@ impl GameList {
                 flags |= OUT << i;
             }
         }
-        self.bytes.push(flags);
+        line.push(flags);
         for &(bot, place, _) in seats {
-            put_number(&mut self.bytes, bot as u64);
+            put_number(&mut line, bot as u64);
             let doubled = place * 2.0;
             if doubled >= 0.0 && doubled < FULL_PLACE as f32 && doubled.fract() == 0.0 {
-                self.bytes.push(doubled as u8);
+                line.push(doubled as u8);
             } else {
-                self.bytes.push(FULL_PLACE);
-                self.bytes.extend_from_slice(&place.to_le_bytes());
+                line.push(FULL_PLACE);
+                line.extend_from_slice(&place.to_le_bytes());
             }
         }
         if let Some(bot) = winner {
-            put_number(&mut self.bytes, bot as u64);
+            put_number(&mut line, bot as u64);
         }
+        let room = self
+            .pieces
+            .last()
+            .is_some_and(|p| p.capacity() - p.len() >= line.len());
+        if !room {
+            self.pieces.push(Vec::with_capacity(PIECE.max(line.len())));
+        }
+        if let Some(piece) = self.pieces.last_mut() {
+            piece.extend_from_slice(&line);
+        }
+        self.line = line;
         self.len += 1;
     }
 
@@ -125,6 +142,7 @@ impl GameList {
     pub fn iter(&self) -> Lines<'_> {
         Lines {
             list: self,
+            piece: 0,
             at: 0,
             id: Vec::new(),
             number: 0,
@@ -150,6 +168,8 @@ impl<'a> IntoIterator for &'a GameList {
 /// The lines of a `GameList`, unpacked one at a time.
 pub struct Lines<'a> {
     list: &'a GameList,
+    /// Where the next line starts: its piece, and its place in it.
+    piece: usize,
     at: usize,
     /// The id and number of the line before, which the next is stored against.
     id: Vec<u8>,
@@ -160,10 +180,11 @@ impl Iterator for Lines<'_> {
     type Item = GameLine;
 
     fn next(&mut self) -> Option<GameLine> {
-        let bytes = &self.list.bytes;
-        if self.at >= bytes.len() {
-            return None;
+        let pieces = &self.list.pieces;
+        while pieces.get(self.piece).is_some_and(|p| self.at >= p.len()) {
+            (self.piece, self.at) = (self.piece + 1, 0);
         }
+        let bytes = pieces.get(self.piece)?;
         let bot = |b: u64| {
             let b = b as u32;
             self.list.renumber.get(b as usize).copied().unwrap_or(b)
@@ -330,7 +351,8 @@ mod tests {
             .sum();
         // Each id shares all but its last few characters with the one before.
         assert!(ids > 1000 * 20);
-        assert!(list.bytes.len() <= 1000 * 18, "{} bytes", list.bytes.len());
+        let held: usize = list.pieces.iter().map(|p| p.len()).sum();
+        assert!(held <= 1000 * 18, "{held} bytes");
     }
 
     #[test]
@@ -352,6 +374,25 @@ mod tests {
         let back: Vec<(u32, String)> = list.iter().map(|g| (g.number, g.id)).collect();
         let sent: Vec<(u32, String)> = games.iter().map(|&(n, id)| (n, id.into())).collect();
         assert_eq!(back, sent);
+    }
+
+    #[test]
+    fn lines_across_many_pieces_and_a_line_longer_than_a_piece_come_back() {
+        let long = "y".repeat(PIECE + 5000);
+        let mut ids: Vec<String> = (0..6000u32).map(|n| format!("run-{}-{n}", n % 7)).collect();
+        ids[3000] = long;
+        let mut list = GameList::default();
+        for (n, id) in ids.iter().enumerate() {
+            list.push(n as u32, id, &[(n as u32 % 5, 1.0, n % 3 == 0)], None);
+        }
+        assert!(list.pieces.len() > 3, "{} pieces", list.pieces.len());
+        assert!(list.pieces.iter().all(|p| !p.is_empty()));
+        let back: Vec<GameLine> = list.iter().collect();
+        assert_eq!(back.len(), ids.len());
+        for (n, (line, id)) in back.iter().zip(&ids).enumerate() {
+            assert_eq!((line.number, &line.id), (n as u32, id));
+            assert_eq!(line.seats(), [(n as u32 % 5, 1.0, n % 3 == 0)]);
+        }
     }
 
     #[test]

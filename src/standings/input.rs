@@ -184,7 +184,7 @@ impl Chunks<'_> {
             let mut bytes = self.spare.pop().unwrap_or_default();
             bytes.clear();
             bytes.append(&mut self.rest);
-            bytes.reserve(CHUNK);
+            bytes.reserve_exact(CHUNK);
             loop {
                 let before = bytes.len();
                 if fill(file, &mut bytes).map_err(cannot)? == 0 {
