@@ -153,7 +153,6 @@ fn after_dashes(raw: &[std::ffi::OsString], words: &[String]) -> bool {
 
 /// Parses the command line, runs it, prints any error and returns the exit code.
 pub fn main() -> i32 {
-    crate::heap::one_arena();
     crate::process::ignore_file_size_signal();
     let raw: Vec<std::ffi::OsString> = std::env::args_os().collect();
     let mut cli = match Cli::try_parse_from(&raw) {
