@@ -17,6 +17,11 @@ use crate::record::{
 use crate::rules::{Colour, Outcome, Position, Rules, Seat, Square};
 use std::time::{Duration, Instant};
 
+/// The longest the referee gives bots kept from the last game to read its `end` before it sends
+/// the next `start`: then a bot that ends having read some of its start is known to have ended
+/// in the new game (see `handshake`). A bot that reads its input as it comes takes microseconds.
+const CATCH_UP: Duration = Duration::from_millis(2);
+
 /// What the match runner wants to see while a game runs (`--show`, `--events`).
 pub trait Observer {
     fn game_started(&mut self, _game: &str, _seats: &[SeatRecord], _position: &Position) {}
@@ -219,6 +224,10 @@ impl Game<'_> {
         let mut starts: Vec<Vec<u8>> = Vec::with_capacity(n);
         // Whether the seat's bot was kept alive from an earlier game (not started for this one).
         let mut kept = vec![false; n];
+        // Whether a kept bot had read everything it was sent when its `start` went out: then
+        // whether it read the start is known when it ends.
+        let mut caught_up = vec![false; n];
+        self.let_kept_bots_catch_up();
         for (seat, fault) in start_faults.iter_mut().enumerate() {
             starts.push(
                 ToBot::Start {
@@ -249,6 +258,7 @@ impl Game<'_> {
                 ));
                 continue;
             }
+            caught_up[seat] = kept[seat] && bot.unread_input() == Some(0);
             bot.begin_game(&format!("game {} seat {seat}: start", setup.game));
             bot.send(&starts[seat]);
         }
@@ -278,8 +288,18 @@ impl Game<'_> {
                     continue;
                 }
                 let received = bot.receive(deadline);
+                // A kept bot that had read all of the last game when its start went out, and
+                // ended having read some of the start, ended in this game: it is judged, not
+                // started again. (Where it had not caught up, it may have read `end` and the
+                // start at once and ended on `end`, which is its right: the benefit of the
+                // doubt goes to the bot.)
+                let read_its_start = caught_up[seat]
+                    && bot
+                        .unread_input()
+                        .is_some_and(|unread| unread < starts[seat].len());
                 if matches!(received, Received::Eof | Received::Gone)
                     && kept[seat]
+                    && !read_its_start
                     && !interrupted()
                 {
                     // A bot kept alive that ended after the last game (a crash between games,
@@ -319,6 +339,22 @@ impl Game<'_> {
             }
         }
         Ok(())
+    }
+
+    /// Waits, up to `CATCH_UP`, while a running bot has not read all it was sent (the last
+    /// game's `end`), yielding the CPU to it: on a CPU it shares with the referee it reads at
+    /// once, and it had that work to do before the next game in any case.
+    fn let_kept_bots_catch_up(&mut self) {
+        let behind = |game: &mut Self| {
+            (0..game.order.len()).any(|seat| {
+                let bot = game.bot(seat);
+                bot.unread_input().is_some_and(|unread| unread > 0) && bot.is_running()
+            })
+        };
+        let until = Instant::now() + CATCH_UP;
+        while behind(self) && Instant::now() < until && !interrupted() {
+            std::thread::yield_now();
+        }
     }
 
     fn in_game(&self) -> usize {

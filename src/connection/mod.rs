@@ -245,6 +245,12 @@ impl Connection {
         }
     }
 
+    /// How many of the bytes sent to the bot's process it has not read, where the transport can
+    /// tell (a pipe: see `Wire::unread_input`).
+    pub fn unread_input(&self) -> Option<usize> {
+        self.process.as_ref().and_then(|p| p.wire().unread_input())
+    }
+
     /// The last line sent to the bot's latest process, as sent (empty if it was sent nothing).
     /// Kept after a fault stops the process, so that the exchange that failed can be shown.
     pub fn last_sent(&self) -> &[u8] {

@@ -57,6 +57,10 @@ pub struct Wire {
     output: File,
     /// Bytes written that the stream has not taken yet.
     pending: Vec<u8>,
+    /// Whether the input is a pipe, whose unread bytes the kernel can count (`unread_input`).
+    pipe: bool,
+    /// Bytes sent that a broken input never took: its reader was gone before they were written.
+    lost: usize,
     /// Bytes read that do not yet form a complete line.
     buffer: Vec<u8>,
     /// Where the search for `\n` in `buffer` resumes.
@@ -93,10 +97,16 @@ impl Wire {
     pub fn new(input: OwnedFd, output: OwnedFd, log: Option<BotLog>) -> io::Result<Wire> {
         set_nonblocking(&input)?;
         set_nonblocking(&output)?;
+        let pipe = nix::sys::stat::fstat(&input).is_ok_and(|st| {
+            nix::sys::stat::SFlag::from_bits_truncate(st.st_mode)
+                .contains(nix::sys::stat::SFlag::S_IFIFO)
+        });
         Ok(Wire {
             input: Some(File::from(input)),
             output: File::from(output),
             pending: Vec::new(),
+            pipe,
+            lost: 0,
             buffer: Vec::new(),
             scanned: 0,
             eof: false,
@@ -160,6 +170,7 @@ impl Wire {
                 Err(e) if e.kind() == io::ErrorKind::WouldBlock => break,
                 Err(_) => {
                     self.input = None;
+                    self.lost += bytes.len() - done + self.pending.len();
                     self.pending.clear();
                     break;
                 }
@@ -180,11 +191,35 @@ impl Wire {
     pub fn close_input(&mut self) {
         self.pending.clear();
         self.input = None;
+        // What it had read is no longer known.
+        self.pipe = false;
     }
 
     /// Bytes written but not yet taken by the stream.
     pub fn pending(&self) -> usize {
         self.pending.len()
+    }
+
+    /// How many of the bytes sent the bot has not read: those the pipe still holds (the kernel
+    /// keeps them, and counts them, after the bot has exited, as long as the referee's end is
+    /// open), those not yet written, and those a broken pipe never took. None where that cannot
+    /// be known: a socket (what the peer's kernel took is not what the bot read).
+    pub fn unread_input(&self) -> Option<usize> {
+        if !self.pipe {
+            return None;
+        }
+        let in_pipe = match &self.input {
+            Some(input) => {
+                let mut n: libc::c_int = 0;
+                // SAFETY: FIONREAD writes one int through the pointer, which points at `n`.
+                if unsafe { libc::ioctl(input.as_raw_fd(), libc::FIONREAD, &mut n) } != 0 {
+                    return None;
+                }
+                n.max(0) as usize
+            }
+            None => 0,
+        };
+        Some(in_pipe + self.pending.len() + self.lost)
     }
 
     /// What the output read so far holds for a reader with line cap `cap`, without taking it.

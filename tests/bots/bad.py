@@ -101,6 +101,7 @@ def move(square, turn):
 
 
 turns = 0
+starts = 0  # "crash-start": the starts this process has read
 stale = None  # "stale": the answer to write again once the next turn has been read
 previous_game = None  # "old-game": the game of the start before this one
 for line in sys.stdin:
@@ -109,6 +110,10 @@ for line in sys.stdin:
     if kind == "start":
         turns = 0
         stale = None
+        starts += 1
+        if mode == "crash-start" and starts == turn_to_fail:
+            # Plays its first TURN - 1 games, then exits on reading the next start.
+            os._exit(3)
         if mode == "no-ready":
             continue
         if mode == "helper-exit-at-start":

@@ -367,6 +367,50 @@ fn a_bot_that_exits_between_games_is_started_again_without_a_fault() {
 }
 
 #[test]
+fn a_kept_bot_that_crashes_on_reading_its_next_start_is_faulted_in_that_game() {
+    let dir = temp_dir("crash-start");
+    let pids = dir.join("pids");
+    let record = dir.join("games.jsonl");
+    // Each process of it plays one game and exits on reading its second start.
+    let crasher = bad_bot(&pids, "crash-start", 2, "");
+    multiversi("match")
+        .args(&[
+            &crasher,
+            "builtin:random",
+            "builtin:greedy",
+            "--games",
+            "3",
+            "--startup-ms",
+            "10000",
+            "--grace-ms",
+            "200",
+        ])
+        .record(&record)
+        .ok();
+    assert_no_process_left(&pids);
+    let records = read_records(&record);
+    assert_eq!(records.len(), 3);
+    let crasher_seat = |r: &GameRecord| {
+        r.seats
+            .iter()
+            .position(|s| s.name.starts_with("bad"))
+            .unwrap()
+    };
+    // Game 1 is its first process's first; game 2 its second start, on which it crashed: a
+    // crash before ready, not a restart; game 3 a fresh process's first.
+    assert!(records[0].faults.is_empty(), "{:?}", records[0].faults);
+    assert_eq!(records[1].faults.len(), 1, "{:?}", records[1].faults);
+    let fault = &records[1].faults[0];
+    assert_eq!(
+        (fault.seat, fault.kind, fault.ply),
+        (crasher_seat(&records[1]), FaultKind::Crash, 0)
+    );
+    assert!(fault.detail.contains("exit code 3"), "{}", fault.detail);
+    assert!(records[2].faults.is_empty(), "{:?}", records[2].faults);
+    assert_eq!(std::fs::read_to_string(&pids).unwrap().lines().count(), 2);
+}
+
+#[test]
 fn a_bot_that_floods_stderr_is_never_stalled_and_its_log_is_capped() {
     let dir = temp_dir("chatty");
     let pids = dir.join("pids");
