@@ -250,6 +250,16 @@ impl Game<'_> {
                 continue;
             }
             kept[seat] = bot.is_running();
+            if bot.has_exited() {
+                // Noted here, with the game, rather than by `ensure_started`: two games of one
+                // bot may write to its log at once.
+                let game = &setup.game;
+                bot.stop(&if bot.is_remote() {
+                    format!("closed its connection before game {game}: taking a new connection")
+                } else {
+                    format!("exited between games, before game {game}: starting it again")
+                });
+            }
             if let Err(e) = bot.ensure_started() {
                 *fault = Some(Fault::new(
                     FaultKind::Crash,
@@ -306,7 +316,10 @@ impl Game<'_> {
                     // or a bot that exits after `end`) is started afresh, within the same
                     // startup deadline, rather than faulted for a game it never began.
                     kept[seat] = false;
-                    bot.stop("ended between games: starting it again");
+                    bot.stop(&format!(
+                        "ended between games, before game {}: starting it again",
+                        setup.game
+                    ));
                     match bot.ensure_started() {
                         Ok(()) => {
                             bot.begin_game(&format!("game {} seat {seat}: start", setup.game));

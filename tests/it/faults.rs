@@ -345,6 +345,7 @@ fn a_bot_that_exits_between_games_is_started_again_without_a_fault() {
     let pids = dir.join("pids");
     let record = dir.join("games.jsonl");
     let quitter = bad_bot(&pids, "quit-after-end", 0, "0");
+    let logs = dir.join("logs");
     multiversi("match")
         .args(&[
             &quitter,
@@ -356,6 +357,8 @@ fn a_bot_that_exits_between_games_is_started_again_without_a_fault() {
             "10000",
             "--grace-ms",
             "200",
+            "--log-dir",
+            utf8(&logs),
         ])
         .record(&record)
         .ok();
@@ -364,6 +367,12 @@ fn a_bot_that_exits_between_games_is_started_again_without_a_fault() {
     assert_eq!(records.len(), 3);
     assert!(records.iter().all(|r| r.faults.is_empty()));
     assert_eq!(std::fs::read_to_string(&pids).unwrap().lines().count(), 3);
+    // Its log says before which game each restart came (two games of one bot may share a log).
+    let log = std::fs::read_to_string(logs.join("bot1-bad.log")).expect("its log");
+    for r in &records[1..] {
+        let note = format!("between games, before game {}: starting it again", r.game);
+        assert!(log.contains(&note), "{note:?} not in {log}");
+    }
 }
 
 #[test]
