@@ -397,7 +397,20 @@ impl Connection {
                             .process
                             .as_ref()
                             .map_or(&[][..], |p| p.wire().partial_line());
-                        if partial.is_empty() {
+                        let broken = self
+                            .process
+                            .as_ref()
+                            .is_some_and(|p| p.wire().input_broken());
+                        if broken && partial.is_empty() {
+                            // A bot that closed its stdin still runs, but can read nothing more.
+                            Err(Fault::new(
+                                FaultKind::Timeout,
+                                format!(
+                                    "no {what} within {limit_ms} ms; it had closed its stdin, so                                      what it was sent could not be written to it"
+                                ),
+                                None,
+                            ))
+                        } else if partial.is_empty() {
                             Err(Fault::new(
                                 FaultKind::Timeout,
                                 format!("no {what} within {limit_ms} ms"),

@@ -141,6 +141,10 @@ pub fn hint(fault: &FaultRecord) -> Option<String> {
              flush (Python's print(..., flush=True) does both; in C, printf(\"...\\n\") then \
              fflush(stdout))."
         }
+        FaultKind::Timeout if detail.contains("it had closed its stdin") => {
+            "the bot closed its standard input while it still played: keep stdin open and read \
+             every message from it until the referee closes it, at the end of the match."
+        }
         FaultKind::Timeout if detail.starts_with("no ready") => {
             "does the bot flush stdout after each line? Python buffers stdout when it is a pipe: \
              print(..., flush=True), or run it with python3 -u. (Or it is still loading: give it \

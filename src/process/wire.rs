@@ -200,6 +200,12 @@ impl Wire {
         self.pending.len()
     }
 
+    /// Whether the input broke while the bot had bytes to take (it closed its stdin, or
+    /// exited): they were never written.
+    pub fn input_broken(&self) -> bool {
+        self.lost > 0
+    }
+
     /// How many of the bytes sent the bot has not read: those the pipe still holds (the kernel
     /// keeps them, and counts them, after the bot has exited, as long as the referee's end is
     /// open), those not yet written, and those a broken pipe never took. None where that cannot

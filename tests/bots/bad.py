@@ -188,6 +188,11 @@ for line in sys.stdin:
         elif mode == "unknown":
             send('{"type":"pass"}\n')
             continue
+        elif mode == "close-stdin":
+            # Closes its stdin, answers this turn, and stays alive, reading nothing more.
+            os.close(0)
+            send(move(msg["legal"][0], msg))
+            time.sleep(1000)
         elif mode == "illegal":
             # The first occupied square: never a legal move.
             size = len(msg["rows"])

@@ -122,6 +122,23 @@ fn each_fault_kind_is_recorded_and_the_game_goes_on() {
 }
 
 #[test]
+fn a_bot_that_closed_its_stdin_times_out_with_words_that_say_so() {
+    let (r, err) = one_game("fault-close-stdin", "close-stdin", 1, "10000");
+    assert_eq!(r.faults.len(), 1, "{:?}", r.faults);
+    let f = &r.faults[0];
+    assert_eq!((f.seat, f.kind), (0, FaultKind::Timeout), "{f:?}");
+    assert!(
+        f.detail
+            .contains("no move within 400 ms; it had closed its stdin"),
+        "{f:?}"
+    );
+    // It answered its first turn; the next one could not be written to it.
+    let first_turn = r.moves.iter().find(|m| m.seat == 0).expect("its move").ply;
+    assert!(f.ply > first_turn, "{f:?}");
+    assert!(err.contains("closed its standard input"), "{err}");
+}
+
+#[test]
 fn faults_before_the_first_move() {
     // A shell bot starts fast even on a loaded machine, so a short startup limit is safe here.
     let dir = temp_dir("no-ready");
