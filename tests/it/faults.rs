@@ -356,16 +356,15 @@ fn logs_working_directories_and_game_clocks() {
     assert!(logs.join("bot3-random.log").exists());
 }
 
-#[test]
-fn a_bot_that_exits_between_games_is_started_again_without_a_fault() {
-    let dir = temp_dir("quit");
+/// Three games of the scripted bot in `mode` (its TURN `turn`) against two built-in bots, the
+/// bots kept alive between games, with logs in `dir/logs`; checks that no process is left.
+fn three_kept_games(dir: &Path, mode: &str, turn: u32) -> Vec<GameRecord> {
     let pids = dir.join("pids");
     let record = dir.join("games.jsonl");
-    let quitter = bad_bot(&pids, "quit-after-end", 0, "0");
     let logs = dir.join("logs");
     multiversi("match")
         .args(&[
-            &quitter,
+            &bad_bot(&pids, mode, turn, ""),
             "builtin:random",
             "builtin:greedy",
             "--games",
@@ -382,10 +381,25 @@ fn a_bot_that_exits_between_games_is_started_again_without_a_fault() {
     assert_no_process_left(&pids);
     let records = read_records(&record);
     assert_eq!(records.len(), 3);
+    records
+}
+
+/// How many processes of the scripted bot were started.
+fn processes(dir: &Path) -> usize {
+    std::fs::read_to_string(dir.join("pids"))
+        .unwrap()
+        .lines()
+        .count()
+}
+
+#[test]
+fn a_bot_that_exits_between_games_is_started_again_without_a_fault() {
+    let dir = temp_dir("quit");
+    let records = three_kept_games(&dir, "quit-after-end", 0);
     assert!(records.iter().all(|r| r.faults.is_empty()));
-    assert_eq!(std::fs::read_to_string(&pids).unwrap().lines().count(), 3);
+    assert_eq!(processes(&dir), 3);
     // Its log says before which game each restart came (two games of one bot may share a log).
-    let log = std::fs::read_to_string(logs.join("bot1-bad.log")).expect("its log");
+    let log = std::fs::read_to_string(dir.join("logs/bot1-bad.log")).expect("its log");
     for r in &records[1..] {
         let note = format!("between games, before game {}: starting it again", r.game);
         assert!(log.contains(&note), "{note:?} not in {log}");
@@ -395,27 +409,8 @@ fn a_bot_that_exits_between_games_is_started_again_without_a_fault() {
 #[test]
 fn a_kept_bot_that_crashes_on_reading_its_next_start_is_faulted_in_that_game() {
     let dir = temp_dir("crash-start");
-    let pids = dir.join("pids");
-    let record = dir.join("games.jsonl");
     // Each process of it plays one game and exits on reading its second start.
-    let crasher = bad_bot(&pids, "crash-start", 2, "");
-    multiversi("match")
-        .args(&[
-            &crasher,
-            "builtin:random",
-            "builtin:greedy",
-            "--games",
-            "3",
-            "--startup-ms",
-            "10000",
-            "--grace-ms",
-            "200",
-        ])
-        .record(&record)
-        .ok();
-    assert_no_process_left(&pids);
-    let records = read_records(&record);
-    assert_eq!(records.len(), 3);
+    let records = three_kept_games(&dir, "crash-start", 2);
     let crasher_seat = |r: &GameRecord| {
         r.seats
             .iter()
@@ -433,7 +428,7 @@ fn a_kept_bot_that_crashes_on_reading_its_next_start_is_faulted_in_that_game() {
     );
     assert!(fault.detail.contains("exit code 3"), "{}", fault.detail);
     assert!(records[2].faults.is_empty(), "{:?}", records[2].faults);
-    assert_eq!(std::fs::read_to_string(&pids).unwrap().lines().count(), 2);
+    assert_eq!(processes(&dir), 2);
 }
 
 #[test]
