@@ -49,18 +49,8 @@ pub struct MatchArgs {
     /// Play on when a bot never answers `start` (by default the match stops: exit 4).
     #[arg(long)]
     pub keep_going: bool,
-    /// The most one move may take, in milliseconds.
-    #[arg(long, default_value_t = 1000, value_name = "MS")]
-    pub move_ms: u64,
-    /// Each player's clock for a whole game, in milliseconds (default: no clock).
-    #[arg(long, value_name = "MS")]
-    pub clock_ms: Option<u64>,
-    /// Added to a player's clock after each of its moves, in milliseconds.
-    #[arg(long, default_value_t = 0, value_name = "MS")]
-    pub increment_ms: u64,
-    /// Time for a bot to answer start with ready, in milliseconds.
-    #[arg(long, default_value_t = 10000, value_name = "MS")]
-    pub startup_ms: u64,
+    #[command(flatten)]
+    pub time: crate::options::TimeArgs,
     /// Append each finished game to this JSON Lines file.
     #[arg(long, value_name = "FILE")]
     pub record: Option<PathBuf>,
@@ -154,18 +144,7 @@ impl MatchArgs {
         if self.games == 0 {
             return Err(fail(exit::USAGE, "--games 0: play at least one game"));
         }
-        if self.move_ms == 0 {
-            return Err(fail(exit::USAGE, "--move-ms 0: a move needs some time"));
-        }
-        if self.clock_ms == Some(0) {
-            return Err(fail(exit::USAGE, "--clock-ms 0: a clock needs some time"));
-        }
-        if self.startup_ms == 0 {
-            return Err(fail(
-                exit::USAGE,
-                "--startup-ms 0: a bot needs some time to start",
-            ));
-        }
+        self.time.check()?;
         self.limits
             .check(|key| format!("--limit-{}", key.replace('_', "-")))
             .map_err(|e| fail(exit::USAGE, e))?;
@@ -216,12 +195,7 @@ impl MatchArgs {
             setup,
             seed,
             games: self.games,
-            time: TimeControl {
-                move_ms: self.move_ms,
-                clock_ms: self.clock_ms,
-                increment_ms: self.increment_ms,
-                startup_ms: self.startup_ms,
-            },
+            time: self.time.control(),
             record: self.record.clone(),
             concurrency,
             pin_cpus: self.pin_cpus,

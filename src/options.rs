@@ -41,6 +41,52 @@ impl BoardArgs {
     }
 }
 
+/// The time control's options, shared by `match` and `sprt` (a league's config has the same
+/// keys): the four numbers of `TimeControl`.
+#[derive(Args, Debug, Clone)]
+pub struct TimeArgs {
+    /// The most one move may take, in milliseconds.
+    #[arg(long, default_value_t = 1000, value_name = "MS")]
+    pub move_ms: u64,
+    /// Each player's clock for a whole game, in milliseconds (default: no clock).
+    #[arg(long, value_name = "MS")]
+    pub clock_ms: Option<u64>,
+    /// Added to a player's clock after each of its moves, in milliseconds.
+    #[arg(long, default_value_t = 0, value_name = "MS")]
+    pub increment_ms: u64,
+    /// Time for a bot to answer start with ready, in milliseconds.
+    #[arg(long, default_value_t = 10000, value_name = "MS")]
+    pub startup_ms: u64,
+}
+
+impl TimeArgs {
+    /// Refuses a limit of 0 (a usage error naming the option).
+    pub fn check(&self) -> Result<()> {
+        if self.move_ms == 0 {
+            return Err(fail(exit::USAGE, "--move-ms 0: a move needs some time"));
+        }
+        if self.clock_ms == Some(0) {
+            return Err(fail(exit::USAGE, "--clock-ms 0: a clock needs some time"));
+        }
+        if self.startup_ms == 0 {
+            return Err(fail(
+                exit::USAGE,
+                "--startup-ms 0: a bot needs some time to start",
+            ));
+        }
+        Ok(())
+    }
+
+    pub fn control(&self) -> crate::protocol::TimeControl {
+        crate::protocol::TimeControl {
+            move_ms: self.move_ms,
+            clock_ms: self.clock_ms,
+            increment_ms: self.increment_ms,
+            startup_ms: self.startup_ms,
+        }
+    }
+}
+
 /// The `--cwd N=DIR` options of `bots` bots (numbered from 1): each bot's working directory, if
 /// given. A wrong item is a usage error; a directory that does not exist is bad input.
 pub fn bot_dirs(items: &[String], bots: usize) -> Result<Vec<Option<std::path::PathBuf>>> {

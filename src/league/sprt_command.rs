@@ -55,18 +55,8 @@ pub struct SprtArgs {
     /// one the test's directory was started with.
     #[arg(long)]
     pub seed: Option<u64>,
-    /// The most one move may take, in milliseconds.
-    #[arg(long, default_value_t = 1000, value_name = "MS")]
-    pub move_ms: u64,
-    /// Each player's clock for a whole game, in milliseconds (default: no clock).
-    #[arg(long, value_name = "MS")]
-    pub clock_ms: Option<u64>,
-    /// Added to a player's clock after each of its moves, in milliseconds.
-    #[arg(long, default_value_t = 0, value_name = "MS")]
-    pub increment_ms: u64,
-    /// Time for a bot to answer start with ready, in milliseconds.
-    #[arg(long, default_value_t = 10000, value_name = "MS")]
-    pub startup_ms: u64,
+    #[command(flatten)]
+    pub time: crate::options::TimeArgs,
     /// Time a bot gets to exit after its stdin is closed, before SIGTERM and SIGKILL.
     #[arg(long, default_value_t = 1000, value_name = "MS")]
     pub grace_ms: u64,
@@ -263,10 +253,10 @@ impl SprtArgs {
             rounds: 1,
             opening: self.opening,
             sample: None,
-            move_ms: self.move_ms,
-            clock_ms: self.clock_ms,
-            increment_ms: self.increment_ms,
-            startup_ms: self.startup_ms,
+            move_ms: self.time.move_ms,
+            clock_ms: self.time.clock_ms,
+            increment_ms: self.time.increment_ms,
+            startup_ms: self.time.startup_ms,
             grace_ms: self.grace_ms,
             concurrency: None,
             out: None,
