@@ -187,7 +187,51 @@ fn slow_read(text: &str) -> Result<GameRecord, String> {
         }
         None => return Err("no numeric \"version\" field".to_string()),
     }
-    serde_json::from_value(value).map_err(|e| format!("does not match the record format: {e}"))
+    serde_json::from_value(value).map_err(|e| {
+        // The value has no positions: for a wrong value, the text read again gives the column,
+        // and the key before it names the field. (A missing field's column is the end of its
+        // object, after some other key.)
+        let serde = e.to_string();
+        let field = if serde.starts_with("invalid type") || serde.starts_with("invalid value") {
+            serde_json::from_str::<GameRecord>(text)
+                .err()
+                .and_then(|at| key_before(text, at.column()))
+        } else {
+            None
+        };
+        let what = number_words(&serde);
+        match field {
+            Some(key) => format!("does not match the record format: field \"{key}\": {what}"),
+            None => format!("does not match the record format: {what}"),
+        }
+    })
+}
+
+/// The last object key that starts before `column` (1-based, in bytes) of a one-line JSON text.
+fn key_before(text: &str, column: usize) -> Option<String> {
+    let head = text.get(..column.min(text.len()))?;
+    let colon = head.rfind("\":")?;
+    let start = head[..colon].rfind('"')? + 1;
+    let key = &head[start..colon];
+    (!key.is_empty() && key.len() <= 40).then(|| crate::text::visible(key).into_owned())
+}
+
+/// serde's words for a number that does not fit a whole-number field, in a bot author's words:
+/// a number past 2^64 reads as a floating-point number, and serde names it so.
+fn number_words(serde: &str) -> String {
+    let Some(rest) = serde.strip_prefix("invalid type: floating point `") else {
+        return serde.to_string();
+    };
+    let Some((number, expected)) = rest.split_once("`, expected ") else {
+        return serde.to_string();
+    };
+    let max = match expected {
+        "u8" => u8::MAX as u64,
+        "u32" => u32::MAX as u64,
+        "u64" => u64::MAX,
+        _ => return serde.to_string(),
+    };
+    format!("{number} where a whole number from 0 to {max} belongs (too large, or with a fraction)")
 }
 
 /// Picks the games to show: all of them, or the one `--game` names by id or by 1-based number
@@ -260,6 +304,45 @@ mod tests {
 
     fn line(rec: &GameRecord) -> Vec<u8> {
         serde_json::to_vec(rec).unwrap()
+    }
+
+    #[test]
+    fn a_number_too_large_for_its_field_is_named_with_the_field() {
+        let rec = record(
+            &["a", "b", "c"],
+            &[3, 2, 1],
+            &[&[0], &[1], &[2]],
+            Outcome::Draw,
+        );
+        let text = String::from_utf8(line(&rec)).unwrap();
+        let key = "\"duration_ms\":";
+        let at = text.find(key).unwrap() + key.len();
+        let end = at + text[at..].find(',').unwrap();
+        for (number, words) in [
+            (
+                "18446744073709551616",
+                "1.8446744073709552e+19 where a whole number from 0 to 18446744073709551615 \
+                 belongs (too large, or with a fraction)",
+            ),
+            (
+                "2.5",
+                "2.5 where a whole number from 0 to 18446744073709551615 belongs (too large, or \
+                 with a fraction)",
+            ),
+            ("-1", "invalid value: integer `-1`, expected u64"),
+            ("\"soon\"", "invalid type: string \"soon\", expected u64"),
+        ] {
+            let damaged = format!("{}{number}{}", &text[..at], &text[end..]);
+            assert_eq!(
+                read_line(damaged.as_bytes()).unwrap_err(),
+                format!("does not match the record format: field \"duration_ms\": {words}")
+            );
+        }
+        // A missing field is not blamed on the key before the end of its object.
+        let without = text.replacen("\"final_rows\":", "\"final_rowz\":", 1);
+        let err = read_line(without.as_bytes()).unwrap_err();
+        assert!(err.contains("missing field `final_rows`"), "{err}");
+        assert!(!err.contains("field \""), "{err}");
     }
 
     #[test]
