@@ -6,11 +6,12 @@ use crate::record::{FaultKind, FaultRecord, GameRecord, ScheduleRef, SeatRecord}
 use crate::rules::{Outcome, Seat, Square};
 use std::collections::{HashMap, HashSet};
 
-/// One seat of one game.
+/// One seat of one game. `B` is who the bot is: its number, an index into `Games::names`, once
+/// the game is added; its name and command (`BotNamed`) before, while a reading thread boils the
+/// record down.
 #[derive(Clone, Debug, PartialEq)]
-pub struct SeatSummary {
-    /// The bot, as an index into `Games::names`.
-    pub bot: u32,
+pub struct SeatSummary<B = u32> {
+    pub bot: B,
     /// Discs of its own colour at the end.
     pub score: u32,
     /// Its place group in the record's `ranking`: 0 is first; seats that share a place share it.
@@ -225,18 +226,30 @@ pub struct Boiled {
     pub seats: Vec<BoiledSeat>,
 }
 
-/// One seat of a `Boiled` game: `SeatSummary` with the bot's name and command for its number.
+/// A bot as a record names it, before the standings number it.
 #[derive(Clone, Debug, PartialEq)]
-pub struct BoiledSeat {
+pub struct BotNamed {
     pub name: String,
     pub command: Vec<String>,
-    pub score: u32,
-    pub group: u8,
-    pub place: f32,
-    pub fault: Option<FaultKind>,
-    pub moves: u32,
-    pub total_ms: f64,
-    pub max_ms: f64,
+}
+
+/// One seat of a `Boiled` game.
+pub type BoiledSeat = SeatSummary<BotNamed>;
+
+impl<B> SeatSummary<B> {
+    /// The same seat with the bot named another way.
+    fn with_bot<C>(self, bot: C) -> SeatSummary<C> {
+        SeatSummary {
+            bot,
+            score: self.score,
+            group: self.group,
+            place: self.place,
+            fault: self.fault,
+            moves: self.moves,
+            total_ms: self.total_ms,
+            max_ms: self.max_ms,
+        }
+    }
 }
 
 impl Digest {
@@ -274,8 +287,10 @@ fn boil(f: &Facts, groups: &[u8], places: &[f32]) -> Boiled {
                 max_ms = max_ms.max(m.ms);
             }
             BoiledSeat {
-                name: s.name.clone(),
-                command: s.command.clone(),
+                bot: BotNamed {
+                    name: s.name.clone(),
+                    command: s.command.clone(),
+                },
                 score: f.scores[seat],
                 group: groups[seat],
                 place: places[seat],
@@ -473,22 +488,13 @@ impl Games {
         let seats = game
             .seats
             .into_iter()
-            .map(|s| {
-                let bot = self.bot(&s.name);
+            .map(|mut s| {
+                let bot = self.bot(&s.bot.name);
                 let commands = &mut self.commands[bot as usize];
-                if !commands.iter().any(|(c, _)| *c == s.command) {
-                    commands.push((s.command, origin(&game.id)));
+                if !commands.iter().any(|(c, _)| *c == s.bot.command) {
+                    commands.push((std::mem::take(&mut s.bot.command), origin(&game.id)));
                 }
-                SeatSummary {
-                    bot,
-                    score: s.score,
-                    group: s.group,
-                    place: s.place,
-                    fault: s.fault,
-                    moves: s.moves,
-                    total_ms: s.total_ms,
-                    max_ms: s.max_ms,
-                }
+                s.with_bot(bot)
             })
             .collect();
         let place = match (&game.schedule, run) {

@@ -317,7 +317,7 @@ fn read_game(
         }
     };
     if let (Some(own), Ok(boiled)) = (own, &game.digest.game) {
-        let names: Vec<&str> = boiled.seats.iter().map(|s| s.name.as_str()).collect();
+        let names: Vec<&str> = boiled.seats.iter().map(|s| s.bot.name.as_str()).collect();
         game.not_own = Some(own.whose(boiled.schedule.as_ref(), boiled.seed, &names))
             .filter(|w| *w != Whose::Own);
     }
