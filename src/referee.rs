@@ -250,17 +250,7 @@ impl Game<'_> {
                 continue;
             }
             kept[seat] = bot.is_running();
-            if bot.has_exited() {
-                // Noted here, with the game, rather than by `ensure_started`: two games of one
-                // bot may write to its log at once.
-                let game = &setup.game;
-                bot.stop(&if bot.is_remote() {
-                    format!("closed its connection before game {game}: taking a new connection")
-                } else {
-                    format!("exited between games, before game {game}: starting it again")
-                });
-            }
-            if let Err(e) = bot.ensure_started() {
+            if let Err(e) = bot.ensure_started(Some(&setup.game)) {
                 *fault = Some(Fault::new(
                     FaultKind::Crash,
                     format!("could not be started: {e}"),
@@ -320,7 +310,7 @@ impl Game<'_> {
                         "ended between games, before game {}: starting it again",
                         setup.game
                     ));
-                    match bot.ensure_started() {
+                    match bot.ensure_started(Some(&setup.game)) {
                         Ok(()) => {
                             bot.begin_game(&format!("game {} seat {seat}: start", setup.game));
                             bot.send(&starts[seat]);

@@ -143,7 +143,7 @@ impl Checker {
                 self.bot().stop("exited between games: starting it again");
                 self.seen.left.push(format!("before game {game}"));
             }
-            if let Err(e) = self.bot().ensure_started() {
+            if let Err(e) = self.bot().ensure_started(None) {
                 return Ok(Err(Trouble {
                     kind: FaultKind::Crash,
                     detail: format!("could not be started: {e}"),
@@ -581,7 +581,7 @@ impl Checker {
             note = " (a fresh process, as the last one was stopped after a failure: its start-up \
                     time is allowed too)";
             grace += Duration::from_millis(self.time.startup_ms);
-            if let Err(e) = self.bot().ensure_started() {
+            if let Err(e) = self.bot().ensure_started(None) {
                 return Check::fail(id, title, format!("could not be started: {e}"));
             }
         }

@@ -128,7 +128,7 @@ pub fn run(args: &CheckBotArgs) -> Result<()> {
         players.push(Connection::new(random));
     }
     // A command that cannot be started at all is the person's error, not a failed check.
-    players[0].ensure_started().map_err(|e| {
+    players[0].ensure_started(None).map_err(|e| {
         fail(
             exit::BOT_START,
             format!("cannot start {}: {e}", args.command.join(" ")),

@@ -178,16 +178,24 @@ impl Connection {
     /// Starts the bot if it is not running (first game, or after a fault stopped it). A bot kept
     /// alive that exited between games is started afresh, like one that faulted. A remote bot
     /// is "started" by taking one of its waiting connections, waiting for one up to the
-    /// lobby's limit (see `crate::remote::Remotes::take`).
-    pub fn ensure_started(&mut self) -> std::io::Result<()> {
+    /// lobby's limit (see `crate::remote::Remotes::take`). `before_game`, the game about to
+    /// start, is named in the log's note of such a restart.
+    pub fn ensure_started(&mut self, before_game: Option<&str>) -> std::io::Result<()> {
         if let Some(mut process) = self.process.take() {
             if !process.ended() {
                 self.process = Some(process);
             } else {
-                process.log_note(match process {
-                    Transport::Local(_) => "exited between games: starting it again",
+                // The game is named where it is known: two games of one bot may write to its
+                // log at once.
+                let before = before_game.map_or(String::new(), |g| format!(", before game {g}"));
+                process.log_note(&match process {
+                    Transport::Local(_) => {
+                        format!("exited between games{before}: starting it again")
+                    }
                     Transport::Remote(_) => {
-                        "closed its connection between games: taking a new connection"
+                        format!(
+                            "closed its connection between games{before}: taking a new connection"
+                        )
                     }
                 });
                 process.kill();
@@ -401,19 +409,17 @@ impl Connection {
                             .process
                             .as_ref()
                             .is_some_and(|p| p.wire().input_broken());
-                        if broken && partial.is_empty() {
+                        if partial.is_empty() {
                             // A bot that closed its stdin still runs, but can read nothing more.
+                            let closed = if broken {
+                                "; it had closed its stdin, so what it was sent could not be \
+                                 written to it"
+                            } else {
+                                ""
+                            };
                             Err(Fault::new(
                                 FaultKind::Timeout,
-                                format!(
-                                    "no {what} within {limit_ms} ms; it had closed its stdin, so                                      what it was sent could not be written to it"
-                                ),
-                                None,
-                            ))
-                        } else if partial.is_empty() {
-                            Err(Fault::new(
-                                FaultKind::Timeout,
-                                format!("no {what} within {limit_ms} ms"),
+                                format!("no {what} within {limit_ms} ms{closed}"),
                                 None,
                             ))
                         } else {

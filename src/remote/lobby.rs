@@ -966,16 +966,16 @@ mod tests {
         // Not connected: the game waits for the lobby's limit, then cannot start the bot.
         let mut bot = remote_connection(&test, 0);
         let started = Instant::now();
-        let e = bot.ensure_started().unwrap_err().to_string();
+        let e = bot.ensure_started(None).unwrap_err().to_string();
         assert!(e.contains("remote bot alice is not connected"), "{e}");
         assert!(started.elapsed() >= Duration::from_millis(300));
         // A later game does not wait again for a bot still away.
         let started = Instant::now();
-        assert!(bot.ensure_started().is_err());
+        assert!(bot.ensure_started(None).is_err());
         assert!(started.elapsed() < Duration::from_millis(250));
 
         let (mut s, mut reader) = client(&test, 0);
-        bot.ensure_started().unwrap();
+        bot.ensure_started(None).unwrap();
         bot.send(b"{\"type\":\"start\"}\n");
         let mut line = Vec::new();
         reader.read_until(b'\n', &mut line).unwrap();
@@ -1023,7 +1023,7 @@ mod tests {
 
         // A client that closes its side mid-game: a crash, said to be the connection's end.
         let (s, _reader) = client(&test, 0);
-        bot.ensure_started().unwrap();
+        bot.ensure_started(None).unwrap();
         s.shutdown(Shutdown::Both).unwrap();
         let deadline = Instant::now() + Duration::from_secs(10);
         let fault = bot.answer(deadline, 10_000, "move").unwrap_err();
