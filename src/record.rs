@@ -46,6 +46,10 @@ pub(crate) fn is_zero(n: &u32) -> bool {
     *n == 0
 }
 
+pub(crate) fn is_false(b: &bool) -> bool {
+    !*b
+}
+
 /// Where a game sits in a schedule. Standings group games by deal (the same bots, board, opening
 /// and blocked squares played in every seating) to bootstrap over deals; a resumed league skips
 /// every `index` its records already hold.
@@ -162,6 +166,12 @@ pub struct SeatRecord {
     pub command: Vec<String>,
     /// What the bot said of itself in its `ready` message, if it got that far.
     pub ready: Option<ReadyInfo>,
+    /// Whether the bot, kept alive from its previous game, had ended by itself since and was
+    /// started again (or, remote, a new connection taken) for this game: a reader of the record
+    /// learns that this game's process is not the one of the game before. Not written when
+    /// false, so records of bots that stay alive look as before.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub restarted: bool,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Default, Serialize, Deserialize)]

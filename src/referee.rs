@@ -119,6 +119,7 @@ pub fn play_game(
                 name: spec.name.clone(),
                 command: spec.command.clone(),
                 ready: None,
+                restarted: false,
             }
         })
         .collect();
@@ -249,14 +250,22 @@ impl Game<'_> {
                 *fault = Some(unasked);
                 continue;
             }
-            kept[seat] = bot.is_running();
-            if let Err(e) = bot.ensure_started(Some(&setup.game)) {
-                *fault = Some(Fault::new(
-                    FaultKind::Crash,
-                    format!("could not be started: {e}"),
-                    None,
-                ));
-                continue;
+            let running = bot.is_running();
+            match bot.ensure_started(Some(&setup.game)) {
+                // A bot started again here is a fresh process: if it ends in its start, that
+                // is this game's fault, not another end between games.
+                Ok(restarted) => {
+                    kept[seat] = running && !restarted;
+                    seats[seat].restarted = restarted;
+                }
+                Err(e) => {
+                    *fault = Some(Fault::new(
+                        FaultKind::Crash,
+                        format!("could not be started: {e}"),
+                        None,
+                    ));
+                    continue;
+                }
             }
             caught_up[seat] = kept[seat] && bot.unread_input() == Some(0);
             bot.begin_game(&format!("game {} seat {seat}: start", setup.game));
@@ -311,7 +320,8 @@ impl Game<'_> {
                         setup.game
                     ));
                     match bot.ensure_started(Some(&setup.game)) {
-                        Ok(()) => {
+                        Ok(_) => {
+                            seats[seat].restarted = true;
                             bot.begin_game(&format!("game {} seat {seat}: start", setup.game));
                             bot.send(&starts[seat]);
                             still.push(seat);

@@ -350,9 +350,14 @@ pub fn header(rec: &GameRecord, source: &dyn Display, colour: bool) -> String {
     let width = names.iter().map(|n| n.chars().count()).max().unwrap_or(0);
     for (s, name) in rec.seats.iter().zip(&names) {
         let pad = " ".repeat(5usize.saturating_sub(colour_name(s.seat).len()));
+        let restarted = if s.restarted {
+            "  (started again: it had ended after its previous game)"
+        } else {
+            ""
+        };
         let _ = writeln!(
             out,
-            "  {} {}{pad} {}  [{}]",
+            "  {} {}{pad} {}  [{}]{restarted}",
             Colour::of_seat(s.seat).letter(),
             seat_label(s.seat, colour),
             pad_end(name, width),

@@ -179,12 +179,16 @@ impl Connection {
     /// alive that exited between games is started afresh, like one that faulted. A remote bot
     /// is "started" by taking one of its waiting connections, waiting for one up to the
     /// lobby's limit (see `crate::remote::Remotes::take`). `before_game`, the game about to
-    /// start, is named in the log's note of such a restart.
-    pub fn ensure_started(&mut self, before_game: Option<&str>) -> std::io::Result<()> {
+    /// start, is named in the log's note of such a restart. True when the bot had been running
+    /// and had ended by itself, and so was started again (a record notes it); false when it was
+    /// still running or had not been running.
+    pub fn ensure_started(&mut self, before_game: Option<&str>) -> std::io::Result<bool> {
+        let mut restarted = false;
         if let Some(mut process) = self.process.take() {
             if !process.ended() {
                 self.process = Some(process);
             } else {
+                restarted = true;
                 // The game is named where it is known: two games of one bot may write to its
                 // log at once.
                 let before = before_game.map_or(String::new(), |g| format!(", before game {g}"));
@@ -217,7 +221,7 @@ impl Connection {
                 )?),
             });
         }
-        Ok(())
+        Ok(restarted)
     }
 
     /// Whether the running bot has exited (not reaped: see `BotProcess::try_status`), or its

@@ -39,6 +39,7 @@ fn game(unit: u64, seating: u32, bots: &[&str], ranking: &[&[Seat]]) -> GameReco
                 name: name.to_string(),
                 command: vec![format!("./{name}")],
                 ready: None,
+                restarted: false,
             })
             .collect(),
         initial_rows: vec!["........".into()],

@@ -685,6 +685,7 @@ pub(crate) mod tests {
                     name: name.to_string(),
                     command: vec![format!("builtin:{name}")],
                     ready: None,
+                    restarted: false,
                 })
                 .collect(),
             initial_rows: vec![],

@@ -322,6 +322,7 @@ mod tests {
                     name: names[seat].into(),
                     command: vec!["./bot".into(), format!("--seat={seat}")],
                     ready: None,
+                    restarted: false,
                 })
                 .collect(),
             initial_rows,

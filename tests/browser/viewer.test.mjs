@@ -134,6 +134,8 @@ async function checkOpening(page, game, label) {
     const played = rec.moves.filter((m, i) => m.seat === s && i >= opening).length;
     check(subs[s].startsWith(played + (played === 1 ? " move" : " moves")),
       `${label}: seat ${s} shown with "${subs[s]}", the bot played ${played} moves`);
+    check(subs[s].includes("started again") === Boolean(rec.seats[s].restarted),
+      `${label}: seat ${s} shown with "${subs[s]}", restarted ${Boolean(rec.seats[s].restarted)}`);
   }
 }
 

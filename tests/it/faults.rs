@@ -404,6 +404,33 @@ fn a_bot_that_exits_between_games_is_started_again_without_a_fault() {
         let note = format!("between games, before game {}: starting it again", r.game);
         assert!(log.contains(&note), "{note:?} not in {log}");
     }
+    // The records say which seat's process is not the last game's: the quitter's, in games 2
+    // and 3 only.
+    for (i, r) in records.iter().enumerate() {
+        for s in &r.seats {
+            let expected = i > 0 && s.name.starts_with("bad");
+            assert_eq!(s.restarted, expected, "game {} seat {}", i + 1, s.seat);
+        }
+    }
+    // As the documented schema has it.
+    let file = dir.join("games.jsonl");
+    let schema = crate::schemas::load("protocol/record.schema.json");
+    for line in std::fs::read_to_string(&file).expect("records").lines() {
+        let value: serde_json::Value = serde_json::from_str(line).expect("a JSON record");
+        crate::schemas::check(&value, &schema).unwrap_or_else(|e| panic!("record: {e}"));
+    }
+    // And the replay says so beside the command, in that game alone.
+    let words = "started again: it had ended after its previous game";
+    let shown = |game: &str| {
+        let out = multiversi("replay")
+            .arg(&file)
+            .args(&["--game", game])
+            .run();
+        out.assert_code(0);
+        out.stdout().contains(words)
+    };
+    assert!(shown("2"), "game 2's replay does not say {words:?}");
+    assert!(!shown("1"), "game 1's replay says {words:?}");
 }
 
 #[test]
@@ -429,6 +456,8 @@ fn a_kept_bot_that_crashes_on_reading_its_next_start_is_faulted_in_that_game() {
     assert!(fault.detail.contains("exit code 3"), "{}", fault.detail);
     assert!(records[2].faults.is_empty(), "{:?}", records[2].faults);
     assert_eq!(processes(&dir), 2);
+    // A start after a fault is no restart of a bot that ended by itself.
+    assert!(records.iter().flat_map(|r| &r.seats).all(|s| !s.restarted));
 }
 
 #[test]

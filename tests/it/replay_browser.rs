@@ -44,6 +44,8 @@ fn html_viewer_shows_the_recorded_boards_in_chromium() {
     games[0].seed = Some(11140139307897113782);
     // The referee's opening (a league's `opening = 3`), which the page must show apart from play.
     games[1].opening = 3;
+    // A bot started again after it ended between games, which its panel must say.
+    games[1].seats[2].restarted = true;
     let faulty = games
         .iter_mut()
         .find(|g| !g.faults.is_empty())

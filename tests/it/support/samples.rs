@@ -93,6 +93,7 @@ pub fn game(spec: &Spec) -> GameRecord {
                 name: names[seat].into(),
                 command: vec![format!("builtin:{}", names[seat])],
                 ready: None,
+                restarted: false,
             })
             .collect(),
         initial_rows,
