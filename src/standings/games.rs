@@ -394,10 +394,14 @@ impl Games {
     }
 
     /// Games for a run's table, as the referee hands them over (each once, complete): no
-    /// duplicates looked for, no game list, and the online rating updated as the games come
-    /// (the table does not show it), so that nothing is kept per game.
+    /// duplicates looked for, no game list, the online rating updated as the games come (the
+    /// table does not show it) and the deals' stages in one (it has no bootstrap), so that
+    /// nothing is kept per game, and per deal only its key in `deal_index`.
     pub fn for_table() -> Games {
-        Games::empty(None, super::aggregate::Sums::new(false, false))
+        Games::empty(
+            None,
+            super::aggregate::Sums::new(false, false).one_deal_of_stages(),
+        )
     }
 
     /// Games that do not keep the HTML page's list of games (`new` keeps it): for standings

@@ -152,6 +152,8 @@ pub fn compute_owned(mut games: Games, options: &Options) -> Result<Standings, S
 
 fn compute_with(games: &Games, options: &Options, list: GameList) -> Result<Standings, String> {
     let c = games.sums.canonical(&games.names, &games.runs);
+    // Sums with their deals merged have nothing to resample.
+    debug_assert!(c.prepared.deals.len() == c.deals || options.replicates == 0);
     let ratings = |anchor| {
         rating::fit_prepared(
             &c.prepared,
@@ -172,7 +174,7 @@ fn compute_with(games: &Games, options: &Options, list: GameList) -> Result<Stan
             seats: c.seats.clone(),
             head_to_head: &c.head_to_head,
             games: games.count() as usize,
-            deals: c.prepared.deals.len(),
+            deals: c.deals,
         },
         options,
         ratings,
@@ -611,6 +613,44 @@ mod tests {
                 );
                 assert!(sums.bots.iter().any(|b| b.interval.is_some()) || options.replicates == 0);
             }
+        }
+    }
+
+    /// A run's table merges the deals' stages (it has no bootstrap): the same quick standings as
+    /// sums kept per deal, ratings equal but for the last bits of their additions' order.
+    #[test]
+    fn the_tables_merged_deals_give_the_quick_standings_of_deals_kept_apart() {
+        for all_ties in [false, true] {
+            let (mut apart, mut merged) = (Games::new(), Games::for_table());
+            for r in varied_records(all_ties) {
+                apart.add(&r).unwrap();
+                merged.add(&r).unwrap();
+            }
+            let options = Options::quick();
+            let (apart, merged) = (
+                compute(&apart, &options).unwrap(),
+                compute(&merged, &options).unwrap(),
+            );
+            assert!(apart.deals > 36);
+            assert_eq!(merged.deals, apart.deals);
+            assert_eq!(merged.bots.len(), apart.bots.len());
+            for (m, a) in merged.bots.iter().zip(&apart.bots) {
+                assert_eq!((&m.name, m.rank, m.deals), (&a.name, a.rank, a.deals));
+                assert_eq!(m.tally, a.tally);
+                assert!(
+                    (m.rating - a.rating).abs() < 1e-9,
+                    "{} {}",
+                    m.rating,
+                    a.rating
+                );
+            }
+            // Some bot is seen in fewer deals than another, so the deals are counted per bot.
+            assert!(apart.bots.iter().any(|b| b.deals != apart.bots[0].deals));
+            assert_eq!(
+                report::quick(&merged, &[]),
+                report::quick(&apart, &[]),
+                "all ties: {all_ties}"
+            );
         }
     }
 
