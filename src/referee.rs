@@ -17,6 +17,12 @@ use crate::record::{
 use crate::rules::{Colour, Outcome, Position, Rules, Seat, Square};
 use std::time::{Duration, Instant};
 
+/// How long a bot kept from the last game, whose output ended before its next `start` was
+/// answered, is given to exit, so that its log can say how it ended: most exit within a
+/// millisecond of closing their output, and one that runs on is stopped after this. As long as
+/// a crash fault's description waits for the exit status.
+const EXIT_WORDS_WAIT: Duration = Duration::from_millis(200);
+
 /// The longest the referee gives bots kept from the last game to read its `end` before it sends
 /// the next `start`: then a bot that ends having read some of its start is known to have ended
 /// in the new game (see `handshake`). A bot that reads its input as it comes takes microseconds.
@@ -315,8 +321,9 @@ impl Game<'_> {
                     // or a bot that exits after `end`) is started afresh, within the same
                     // startup deadline, rather than faulted for a game it never began.
                     kept[seat] = false;
+                    let how = bot.exit_words(EXIT_WORDS_WAIT);
                     bot.stop(&format!(
-                        "ended between games, before game {}: starting it again",
+                        "ended between games{how}, before game {}: starting it again",
                         setup.game
                     ));
                     match bot.ensure_started(Some(&setup.game)) {

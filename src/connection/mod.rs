@@ -110,6 +110,17 @@ impl Transport {
         }
     }
 
+    /// How a local bot ended, in words for its log (` (exit code 3)`), waiting up to `wait` for
+    /// it to exit; empty if it runs on, and for a remote bot.
+    fn exit_words(&mut self, wait: Duration) -> String {
+        match self {
+            Transport::Local(p) => p.wait_exit(wait).map_or(String::new(), |s| {
+                format!(" ({})", describe_status(Some(s)))
+            }),
+            Transport::Remote(_) => String::new(),
+        }
+    }
+
     /// Ends it at once: a process group killed, a connection cut.
     fn kill(self) {
         match self {
@@ -192,9 +203,12 @@ impl Connection {
                 // The game is named where it is known: two games of one bot may write to its
                 // log at once.
                 let before = before_game.map_or(String::new(), |g| format!(", before game {g}"));
+                // How it exited: the record says only that it was started again, and a crash
+                // after `end` costs it nothing, so its log is where its author learns of one.
+                let how = process.exit_words(Duration::ZERO);
                 process.log_note(&match process {
                     Transport::Local(_) => {
-                        format!("exited between games{before}: starting it again")
+                        format!("exited between games{how}{before}: starting it again")
                     }
                     Transport::Remote(_) => {
                         format!(
@@ -228,6 +242,15 @@ impl Connection {
     /// connection closed.
     pub fn has_exited(&mut self) -> bool {
         self.process.as_mut().is_some_and(Transport::ended)
+    }
+
+    /// How the running bot ended, in words for a note in its log (` (exit code 3)`), waiting up
+    /// to `wait` for it to exit: a bot whose output has just ended is usually exiting. Empty if
+    /// it runs on, and for a remote bot.
+    pub fn exit_words(&mut self, wait: Duration) -> String {
+        self.process
+            .as_mut()
+            .map_or(String::new(), |p| p.exit_words(wait))
     }
 
     /// Stops the running bot at once (its group is killed), noting why in its log.

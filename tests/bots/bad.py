@@ -145,6 +145,8 @@ for line in sys.stdin:
         continue
     if kind == "end" and mode == "quit-after-end":
         sys.exit(0)
+    if kind == "end" and mode == "crash-after-end":
+        sys.exit(3)
     if kind != "turn":
         continue
     turns += 1

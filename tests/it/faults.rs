@@ -398,10 +398,14 @@ fn a_bot_that_exits_between_games_is_started_again_without_a_fault() {
     let records = three_kept_games(&dir, "quit-after-end", 0);
     assert!(records.iter().all(|r| r.faults.is_empty()));
     assert_eq!(processes(&dir), 3);
-    // Its log says before which game each restart came (two games of one bot may share a log).
+    // Its log says how it exited and before which game each restart came (two games of one bot
+    // may share a log): the record says only that it was started again.
     let log = std::fs::read_to_string(dir.join("logs/bot1-bad.log")).expect("its log");
     for r in &records[1..] {
-        let note = format!("between games, before game {}: starting it again", r.game);
+        let note = format!(
+            "between games (exit code 0), before game {}: starting it again",
+            r.game
+        );
         assert!(log.contains(&note), "{note:?} not in {log}");
     }
     // The records say which seat's process is not the last game's: the quitter's, in games 2
@@ -431,6 +435,24 @@ fn a_bot_that_exits_between_games_is_started_again_without_a_fault() {
     };
     assert!(shown("2"), "game 2's replay does not say {words:?}");
     assert!(!shown("1"), "game 1's replay says {words:?}");
+}
+
+#[test]
+fn a_bot_that_crashes_between_games_is_started_again_and_its_log_says_how_it_ended() {
+    let dir = temp_dir("crash-after-end");
+    let records = three_kept_games(&dir, "crash-after-end", 0);
+    assert!(records.iter().all(|r| r.faults.is_empty()));
+    assert_eq!(processes(&dir), 3);
+    let log = std::fs::read_to_string(dir.join("logs/bot1-bad.log")).expect("its log");
+    for r in &records[1..] {
+        let bad = r.seats.iter().find(|s| s.name.starts_with("bad")).unwrap();
+        assert!(bad.restarted, "game {}", r.game);
+        let note = format!(
+            "between games (exit code 3), before game {}: starting it again",
+            r.game
+        );
+        assert!(log.contains(&note), "{note:?} not in {log}");
+    }
 }
 
 #[test]
