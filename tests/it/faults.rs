@@ -392,22 +392,28 @@ fn processes(dir: &Path) -> usize {
         .count()
 }
 
-#[test]
-fn a_bot_that_exits_between_games_is_started_again_without_a_fault() {
-    let dir = temp_dir("quit");
-    let records = three_kept_games(&dir, "quit-after-end", 0);
+/// The scripted bot of `three_kept_games` ended after each game, as `how` says, and was started
+/// again for the next without a fault; its log says how it ended and before which game each
+/// restart came (two games of one bot may share a log): the record says only that it was
+/// started again.
+fn started_again_after_each_game(dir: &Path, records: &[GameRecord], how: &str) {
     assert!(records.iter().all(|r| r.faults.is_empty()));
-    assert_eq!(processes(&dir), 3);
-    // Its log says how it exited and before which game each restart came (two games of one bot
-    // may share a log): the record says only that it was started again.
+    assert_eq!(processes(dir), 3);
     let log = std::fs::read_to_string(dir.join("logs/bot1-bad.log")).expect("its log");
     for r in &records[1..] {
         let note = format!(
-            "between games (exit code 0), before game {}: starting it again",
+            "between games ({how}), before game {}: starting it again",
             r.game
         );
         assert!(log.contains(&note), "{note:?} not in {log}");
     }
+}
+
+#[test]
+fn a_bot_that_exits_between_games_is_started_again_without_a_fault() {
+    let dir = temp_dir("quit");
+    let records = three_kept_games(&dir, "quit-after-end", 0);
+    started_again_after_each_game(&dir, &records, "exit code 0");
     // The records say which seat's process is not the last game's: the quitter's, in games 2
     // and 3 only.
     for (i, r) in records.iter().enumerate() {
@@ -441,17 +447,10 @@ fn a_bot_that_exits_between_games_is_started_again_without_a_fault() {
 fn a_bot_that_crashes_between_games_is_started_again_and_its_log_says_how_it_ended() {
     let dir = temp_dir("crash-after-end");
     let records = three_kept_games(&dir, "crash-after-end", 0);
-    assert!(records.iter().all(|r| r.faults.is_empty()));
-    assert_eq!(processes(&dir), 3);
-    let log = std::fs::read_to_string(dir.join("logs/bot1-bad.log")).expect("its log");
+    started_again_after_each_game(&dir, &records, "exit code 3");
     for r in &records[1..] {
         let bad = r.seats.iter().find(|s| s.name.starts_with("bad")).unwrap();
         assert!(bad.restarted, "game {}", r.game);
-        let note = format!(
-            "between games (exit code 3), before game {}: starting it again",
-            r.game
-        );
-        assert!(log.contains(&note), "{note:?} not in {log}");
     }
 }
 
