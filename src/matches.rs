@@ -10,9 +10,9 @@ use crate::protocol::TimeControl;
 use crate::rng::Rng;
 use crate::rules::{Rules, Setup};
 use crate::run::lineup::{bot_spec, run_stamp, set_logs};
-use crate::run::seating::{factorial, seating};
+use crate::run::seating::factorial;
 use crate::run::setup as session;
-use crate::run::{BotSpec, DealPlan, GameIds, GamePlan, IdNumber, LeftOut, Run, SilentBots};
+use crate::run::{BotSpec, DealGames, DealPlan, GameIds, IdNumber, LeftOut, Run, SilentBots};
 use anyhow::Result;
 use clap::Args;
 use std::path::PathBuf;
@@ -218,11 +218,8 @@ fn deals(config: &MatchConfig, run: &str) -> Result<Vec<DealPlan>> {
         let mut setup = config.setup.clone();
         setup.seed = config.seed.wrapping_add(d as u64);
         let rules = Rules::from_setup(&setup).map_err(|e| fail(exit::USAGE, e.to_string()))?;
-        let games = (0..per_deal)
-            .map(|s| d * per_deal + s)
-            .take_while(|&g| g < config.games)
-            .map(|g| GamePlan::new(g as u64, g % per_deal, &seating(k, g % per_deal)))
-            .collect();
+        let first = (d * per_deal) as u64;
+        let games = DealGames::seatings(first, k, |_, g| g < config.games as u64);
         deals.push(DealPlan {
             bots: (0..k).collect(),
             rules,

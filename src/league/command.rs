@@ -17,9 +17,9 @@ use crate::referee::random_opening;
 use crate::rules::Rules;
 use crate::run::lineup::{bot_spec, set_logs};
 use crate::run::records::{self, Recorded};
-use crate::run::seating::{factorial, seating};
+use crate::run::seating::seating;
 use crate::run::setup as session;
-use crate::run::{BotSpec, DealPlan, GamePlan, LeftOut, Run, SilentBots};
+use crate::run::{BotSpec, DealGames, DealPlan, LeftOut, Run, SilentBots};
 use anyhow::Result;
 use clap::Args;
 use std::collections::{HashMap, HashSet};
@@ -322,11 +322,10 @@ fn deal_plan(
         config.opening,
         crate::run::seating::mix(deal.seed, u64::MAX),
     );
-    let mut games: Vec<GamePlan> = (0..factorial(k))
-        .filter(|&s| !finished.indices.contains(&deal.game_index(s)))
-        .map(|s| GamePlan::new(deal.game_index(s), s, &seating(k, s)))
-        .collect();
-    games.shrink_to_fit();
+    let games = DealGames::seatings(deal.game_index(0), k, |s, index| {
+        debug_assert_eq!(index, deal.game_index(s));
+        !finished.indices.contains(&index)
+    });
     Ok(DealPlan {
         bots: deal.bots.clone(),
         rules,

@@ -32,7 +32,9 @@ use crate::rules::Rules;
 use crate::run::events::{Event, Flow, Sink};
 use crate::run::records::{self, Ignored, Recorded};
 use crate::run::seating::mix;
-use crate::run::{BotSpec, DealPlan, GameIds, GamePlan, IdNumber, LeftOut, Run, SilentBots};
+use crate::run::{
+    BotSpec, DealGames, DealPlan, GameIds, GamePlan, IdNumber, LeftOut, Run, SilentBots,
+};
 use crate::sprt::{Hypotheses, RecordError, Report, Setup, SprtState, Verdict};
 use anyhow::Result;
 use std::collections::HashSet;
@@ -225,6 +227,7 @@ impl<'a> Test<'a> {
                 GamePlan::new(2 * u + s as u64, s, &seating)
             })
             .collect();
+        let games = DealGames::Listed(games);
         Ok(DealPlan {
             bots,
             rules,
@@ -1162,7 +1165,8 @@ mod tests {
             let unit = test.unit(u);
             assert_eq!(deal.games.len(), 2);
             assert_eq!(deal.bots[..2], [1, 0], "candidate, baseline first");
-            let (a, b) = (&deal.games[0], &deal.games[1]);
+            let games: Vec<_> = deal.games.iter().collect();
+            let (a, b) = (&games[0], &games[1]);
             let (a_order, b_order) = (a.order(), b.order());
             assert_eq!(a_order.len(), unit.players);
             for seat in 0..unit.players {
@@ -1242,7 +1246,8 @@ mod tests {
         finished.indices.insert(2 * 5 + 1);
         let deal = test.deal(5, &finished).unwrap();
         assert_eq!(deal.games.len(), 1);
-        assert_eq!(deal.place(&deal.games[0]).seating, 0);
+        let game = deal.games.iter().next().unwrap();
+        assert_eq!(deal.place(&game).seating, 0);
     }
 
     #[test]

@@ -16,6 +16,7 @@ pub mod setup;
 pub mod workers;
 
 pub use plan::{
-    BotSpec, Claim, Claims, DealPlan, GameIds, GamePlan, IdNumber, LeftOut, Run, SilentBots,
+    BotSpec, Claim, Claims, DealGames, DealPlan, GameIds, GamePlan, IdNumber, LeftOut, Run,
+    SilentBots,
 };
 pub use workers::Summary;

@@ -85,6 +85,70 @@ impl GameIds {
     }
 }
 
+/// The games of a deal still to play. Usually some of its k! seatings, each game's index the
+/// deal's first index plus its seating and its seats in that seating's order (`seating::seating`):
+/// then a set of seatings in a few bytes, where a list of 24 games took 384 for every deal of
+/// the run from its start (about 0.4 KB a deal, 16 MB over a million-game run). A deal whose
+/// games are not those (a sequential test's twins) lists them.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum DealGames {
+    Seatings {
+        /// The index of the deal's seating 0.
+        first: u64,
+        /// Players a game (k).
+        players: u8,
+        /// Bit s: seating s is to be played.
+        seatings: u32,
+    },
+    Listed(Vec<GamePlan>),
+}
+
+impl DealGames {
+    /// Of the k! seatings of a deal whose seating 0 is game `first`, those that `keep` takes
+    /// (given a seating and its game's index).
+    pub fn seatings(first: u64, players: usize, keep: impl Fn(u32, u64) -> bool) -> DealGames {
+        let all = super::seating::factorial(players);
+        assert!(all <= 32 && players <= MAX_SEATS);
+        let seatings = (0..all)
+            .filter(|&s| keep(s, first + s as u64))
+            .fold(0u32, |mask, s| mask | 1 << s);
+        DealGames::Seatings {
+            first,
+            players: players as u8,
+            seatings,
+        }
+    }
+
+    pub fn len(&self) -> usize {
+        match self {
+            DealGames::Seatings { seatings, .. } => seatings.count_ones() as usize,
+            DealGames::Listed(games) => games.len(),
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The games, in order of seating.
+    pub fn iter(&self) -> impl Iterator<Item = GamePlan> + '_ {
+        let (seatings, listed) = match self {
+            DealGames::Seatings {
+                first,
+                players,
+                seatings,
+            } => (Some((*first, *players as usize, *seatings)), &[][..]),
+            DealGames::Listed(games) => (None, &games[..]),
+        };
+        let from_seatings = seatings.into_iter().flat_map(|(first, k, mask)| {
+            (0..32u32)
+                .filter(move |s| mask & 1 << s != 0)
+                .map(move |s| GamePlan::new(first + s as u64, s, &super::seating::seating(k, s)))
+        });
+        from_seatings.chain(listed.iter().copied())
+    }
+}
+
 /// Games with the same bots, rules and opening, played by one worker with the same processes.
 #[derive(Clone, Debug)]
 pub struct DealPlan {
@@ -99,7 +163,7 @@ pub struct DealPlan {
     pub number: u64,
     pub ids: GameIds,
     /// The games still to play (a resumed run leaves out the finished ones).
-    pub games: Vec<GamePlan>,
+    pub games: DealGames,
 }
 
 impl DealPlan {
@@ -199,6 +263,35 @@ impl Run {
 mod tests {
     use super::*;
 
+    /// A deal's seatings as a set give the games a list of them gave, in a few bytes.
+    #[test]
+    fn a_deals_seatings_give_the_games_of_their_list() {
+        use crate::run::seating::{factorial, seating};
+        for k in [3, 4] {
+            let all = factorial(k);
+            let first = 51 * 24;
+            // Every seating, some left out (a resumed run), the first 10 (a match's last deal).
+            let keeps: [&dyn Fn(u32, u64) -> bool; 3] =
+                [&|_, _| true, &|s, _| s % 3 != 1, &|_, g| g < first + 10];
+            for keep in keeps {
+                let listed: Vec<GamePlan> = (0..all)
+                    .filter(|&s| keep(s, first + s as u64))
+                    .map(|s| GamePlan::new(first + s as u64, s, &seating(k, s)))
+                    .collect();
+                let set = DealGames::seatings(first, k, keep);
+                assert_eq!(set.iter().collect::<Vec<_>>(), listed);
+                assert_eq!(set.len(), listed.len());
+                assert_eq!(set.is_empty(), listed.is_empty());
+                assert_eq!(
+                    DealGames::Listed(listed.clone()).iter().collect::<Vec<_>>(),
+                    listed
+                );
+            }
+            assert!(DealGames::seatings(first, k, |_, _| false).is_empty());
+        }
+        assert!(std::mem::size_of::<DealGames>() <= 24);
+    }
+
     #[test]
     fn a_game_keeps_its_seating_in_16_bytes_and_its_deal_names_it() {
         assert_eq!(std::mem::size_of::<GamePlan>(), 16);
@@ -224,7 +317,7 @@ mod tests {
             run: "club".into(),
             number: 51,
             ids: ids(IdNumber::Seating, 2),
-            games: vec![g],
+            games: DealGames::Listed(vec![g]),
         };
         assert_eq!(
             deal.place(&g),

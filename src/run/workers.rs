@@ -493,7 +493,7 @@ fn worker(shared: &Shared, tx: mpsc::Sender<Message>, commit: Option<mpsc::SyncS
             },
             (None, None) => Vec::new(),
         };
-        let games: Vec<&super::plan::GamePlan> = deal
+        let games: Vec<super::plan::GamePlan> = deal
             .games
             .iter()
             .filter(|g| !recorded.contains(&g.index))
@@ -528,7 +528,7 @@ fn worker(shared: &Shared, tx: mpsc::Sender<Message>, commit: Option<mpsc::SyncS
         let mut handed = 0;
         // Every game played so far is recorded (a silent bot's may not be).
         let mut all_recorded = true;
-        for game in games.iter().copied() {
+        for game in &games {
             if shared.halted()
                 || deal
                     .bots
@@ -753,11 +753,13 @@ mod tests {
                     number: IdNumber::SeatingFrom0,
                     width: 0,
                 },
-                games: seatings
-                    .iter()
-                    .enumerate()
-                    .map(|(s, seating)| GamePlan::new(3 * d + s as u64, s as u32, seating))
-                    .collect(),
+                games: crate::run::DealGames::Listed(
+                    seatings
+                        .iter()
+                        .enumerate()
+                        .map(|(s, seating)| GamePlan::new(3 * d + s as u64, s as u32, seating))
+                        .collect(),
+                ),
             })
             .collect();
         Run {
