@@ -132,20 +132,19 @@ impl DealGames {
 
     /// The games, in order of seating.
     pub fn iter(&self) -> impl Iterator<Item = GamePlan> + '_ {
-        let (seatings, listed) = match self {
+        // A listed deal is one with no seatings set, and the other way round.
+        let ((first, k, mask), listed) = match self {
             DealGames::Seatings {
                 first,
                 players,
                 seatings,
-            } => (Some((*first, *players as usize, *seatings)), &[][..]),
-            DealGames::Listed(games) => (None, &games[..]),
+            } => ((*first, *players as usize, *seatings), &[][..]),
+            DealGames::Listed(games) => ((0, 0, 0), &games[..]),
         };
-        let from_seatings = seatings.into_iter().flat_map(|(first, k, mask)| {
-            (0..32u32)
-                .filter(move |s| mask & 1 << s != 0)
-                .map(move |s| GamePlan::new(first + s as u64, s, &super::seating::seating(k, s)))
-        });
-        from_seatings.chain(listed.iter().copied())
+        (0..32u32)
+            .filter(move |s| mask & 1 << s != 0)
+            .map(move |s| GamePlan::new(first + s as u64, s, &super::seating::seating(k, s)))
+            .chain(listed.iter().copied())
     }
 }
 

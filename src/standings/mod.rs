@@ -153,7 +153,7 @@ pub fn compute_owned(mut games: Games, options: &Options) -> Result<Standings, S
 fn compute_with(games: &Games, options: &Options, list: GameList) -> Result<Standings, String> {
     let c = games.sums.canonical(&games.names, &games.runs);
     // Sums with their deals merged have nothing to resample.
-    debug_assert!(c.prepared.deals.len() == c.deals || options.replicates == 0);
+    debug_assert!(c.prepared.deals.len() == games.deals as usize || options.replicates == 0);
     let ratings = |anchor| {
         rating::fit_prepared(
             &c.prepared,
@@ -174,7 +174,7 @@ fn compute_with(games: &Games, options: &Options, list: GameList) -> Result<Stan
             seats: c.seats.clone(),
             head_to_head: &c.head_to_head,
             games: games.count() as usize,
-            deals: c.deals,
+            deals: games.deals as usize,
         },
         options,
         ratings,
