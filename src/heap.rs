@@ -4,9 +4,9 @@
 //! included, for the thread to use again. Over a long run the workers' arenas hold some hundreds
 //! of KB that no one uses again, and a league's standings at its end would add to them; a trim
 //! now and then returns the free pages. One arena for every thread (`M_ARENA_MAX` 1) was tried
-//! too: it saved 0.1–0.3 MB over a 10,080-game league, within what runs vary by, and pinned
-//! `match --concurrency 2` played 13 % fewer games a second, its threads waiting at the arena's
-//! lock (README, "Memory of a long league").
+//! too: it saved 0.6–1.0 MB over a 10,080-game league, but pinned `match --concurrency 2`
+//! played about 7 % fewer games a second, its workers sharing the arena's lock and free lists
+//! (README, "Memory of a long league").
 //!
 //! Elsewhere than glibc this does nothing: other allocators keep no arenas of this kind.
 

@@ -49,6 +49,11 @@ enum News {
 /// the referee reads no more until it has dealt with that.
 pub const READ_LIMIT: usize = 2 * (crate::protocol::MAX_LINE_BYTES + 2);
 
+/// How much one read takes at most. A reply is a few dozen bytes; a larger output is read in
+/// several. On the stack of the thread that reads, not in each wire: 16 KB kept per bot for its
+/// whole life was the largest part of a worker's heap while it played.
+const SCRATCH: usize = 4096;
+
 /// The referee's side of a bot's streams.
 pub struct Wire {
     /// Where messages go (a bot's stdin; a connection's sending side). None once closed.
@@ -71,8 +76,6 @@ pub struct Wire {
     error: Option<io::Error>,
     /// When the last read returned: the arrival time of the lines it completed.
     read_at: Instant,
-    /// Where reads land before joining `buffer`; kept so it is not zeroed again for every read.
-    scratch: Vec<u8>,
     /// The bot's log, if the run keeps logs.
     log: Option<BotLog>,
     /// A descriptor that becomes readable when the writer of the output is gone for good, even
@@ -112,7 +115,6 @@ impl Wire {
             eof: false,
             error: None,
             read_at: Instant::now(),
-            scratch: vec![0; 16384],
             log,
             end_watch: None,
             gone: false,
@@ -408,20 +410,21 @@ impl Wire {
     /// Reads what the stream holds, but never more than `READ_LIMIT` bytes in all: a bot that
     /// writes without end costs the referee no more memory than two capped lines.
     fn read_available(&mut self) {
+        let mut scratch = [0u8; SCRATCH];
         loop {
             let room = READ_LIMIT.saturating_sub(self.buffer.len());
             if room == 0 || self.eof {
                 return;
             }
-            let want = room.min(self.scratch.len());
-            match self.output.read(&mut self.scratch[..want]) {
+            let want = room.min(SCRATCH);
+            match self.output.read(&mut scratch[..want]) {
                 Ok(0) => {
                     self.eof = true;
                     return;
                 }
                 Ok(n) => {
                     self.read_at = Instant::now();
-                    self.buffer.extend_from_slice(&self.scratch[..n]);
+                    self.buffer.extend_from_slice(&scratch[..n]);
                     if n < want {
                         return;
                     }

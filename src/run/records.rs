@@ -219,12 +219,26 @@ pub struct Line {
     bytes: Vec<u8>,
 }
 
+thread_local! {
+    /// Where this thread serialises a record, kept from one game to the next.
+    static SERIALISED: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
 impl Line {
+    /// The record serialised into a buffer the thread keeps, then copied into a line of exactly
+    /// its length. A line waits for its group's sync, with its game's record, in the memory of
+    /// the worker that played it; a serialiser's growing buffer (a few KB more than the line,
+    /// freed later by another thread) left holes in that memory that nothing of that size
+    /// filled again, and over a long run they added up to most of what the referee held.
     pub fn of(record: &GameRecord) -> std::io::Result<Line> {
-        let mut bytes = Vec::with_capacity(8192);
-        serde_json::to_writer(&mut bytes, record)?;
-        bytes.push(b'\n');
-        Ok(Line { bytes })
+        SERIALISED.with_borrow_mut(|buffer| {
+            buffer.clear();
+            serde_json::to_writer(&mut *buffer, record)?;
+            buffer.push(b'\n');
+            Ok(Line {
+                bytes: buffer.as_slice().to_vec(),
+            })
+        })
     }
 }
 
