@@ -2,14 +2,16 @@
 # The referee's figures, all from one run:
 #   1. the referee's cost per move with an instant bot, against the pipe round trip of the anchor
 #      bench/anchors/pingpong.c, both on one CPU and where the kernel puts them (bar: at most 3x;
-#      goal: 1.3x, on one CPU);
+#      goal: 1.3x, on one CPU), and beside it the floor of the referee's shape
+#      (bench/anchors/referee_floor.c: four children and a deadline, no other work);
 #   2. games per second for four built-in random bots on 8x8, kept alive and restarted per game;
 #   3. how long after a deadline a hung bot is flagged (p50 and p99 over 50 trials; bar 20 ms).
 # Usage: bash bench/referee.sh [GAMES]   (GAMES per round of figure 1, default 600)
 #        bash bench/referee.sh --quick   (every figure from a few games: seconds; the test suite
 #                                         runs it so that the script cannot break unnoticed)
 # Environment: BIN, the multiversi binary to measure (default: `cargo build --release`'s);
-#              PINGPONG, the anchor's source (default: bench/anchors/pingpong.c).
+#              PINGPONG, the anchor's source (default: bench/anchors/pingpong.c);
+#              FLOOR, the floor's source (default: bench/anchors/referee_floor.c).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source bench/common.sh
@@ -32,6 +34,11 @@ echo "machine: $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg)"
 # per move is the whole match's wall time over its moves: process start-up, start/ready/end
 # messages and the end-of-match grace are all charged to the moves.
 gcc -O2 -o "$work/pingpong" "$anchor"
+# The floor of the referee's own shape (bench/anchors/referee_floor.c, ours, not a given anchor):
+# the same messages with four children asked in turn, each reply waited for with ppoll against a
+# deadline, as a referee that enforces time must. It says how much of the ratio no referee of
+# this shape can avoid, and how much is the referee's own work.
+gcc -O2 -o "$work/floor" "${FLOOR:-bench/anchors/referee_floor.c}"
 bot="'$mv' bench-bot"
 moves=$((games * 60))
 # Where the processes run matters as much as what they do: when the kernel wakes the reader of a
@@ -50,13 +57,14 @@ one_round() { # round, placement ("one CPU" or "any CPU"), the command prefix...
   shift 2
   pp=$("$@" "$work/pingpong" $((games * 50)) 400)
   pp_us=$(echo "$pp" | sed -E 's/.* = ([0-9.]+) us each.*/\1/')
+  floor_us=$("$@" "$work/floor" $((games * 50)) 400 | sed -E 's/.* = ([0-9.]+) us each.*/\1/')
   start=$(date +%s.%N)
   "$@" "$mv" match "$bot" "$bot" "$bot" "$bot" --games "$games" --seed 1 --concurrency 1 >"$work/table1"
   end=$(date +%s.%N)
   no_faults "$work/table1" 4
-  awk -v s="$start" -v e="$end" -v m="$moves" -v pp="$pp_us" -v r="$r" -v w="$where" 'BEGIN {
+  awk -v s="$start" -v e="$end" -v m="$moves" -v pp="$pp_us" -v f="$floor_us" -v r="$r" -v w="$where" 'BEGIN {
     us = (e - s) * 1e6 / m
-    printf "round %d, %s: anchor %.2f us per round trip; referee %.2f us per move (%d moves); ratio %.2f\n", r, w, pp, us, m, us / pp
+    printf "round %d, %s: anchor %.2f us per round trip; floor %.2f us (%.2fx); referee %.2f us per move (%d moves); ratio %.2f\n", r, w, pp, f, f / pp, us, m, us / pp
   }'
 }
 for round in $(seq 1 "$rounds"); do
@@ -74,13 +82,20 @@ figures() { # rounds file: "median best-referee best-anchor"
 }
 read -r ratio referee_best anchor_best < <(figures "$work/rounds")
 read -r ratio_any referee_any anchor_any < <(figures "$work/rounds-any")
+floor_ratio=$(sed -E 's/.*floor [0-9.]+ us \(([0-9.]+)x\).*/\1/' "$work/rounds" | median)
+over_floor=$(sed -E 's/.*floor ([0-9.]+) us.*referee ([0-9.]+) us.*/\2 \1/' "$work/rounds" |
+  awk '{ printf "%.2f\n", $1 / $2 }' | median)
 echo "per-move cost, 4 instant bots on 8x8, $games games per round, both on one CPU: median of the" \
   "rounds' ratios ${ratio}x; best times: referee $referee_best us per move, anchor $anchor_best us" \
   "per round trip, ratio $(awk -v r="$referee_best" -v a="$anchor_best" 'BEGIN { printf "%.2f", r / a }')x" \
   "(bar 3x, goal 1.3x)"
 echo "the same with the placement left to the kernel: median ${ratio_any}x; best times: referee" \
   "$referee_any us per move, anchor $anchor_any us per round trip"
+echo "the floor of the referee's shape (four children, ppoll against a deadline), one CPU: median" \
+  "${floor_ratio}x the anchor; the referee against that floor: median ${over_floor}x"
 echo "summary: per_move_ratio $ratio"
+echo "summary: per_move_floor_ratio $floor_ratio"
+echo "summary: per_move_over_floor $over_floor"
 
 # 2. Games per second, four built-in random bots on 8x8.
 rate() { # label, games, extra options

@@ -67,6 +67,13 @@ while IFS='|' read -r name how goal unit what; do
   sign=$([ "$how" = min ] && echo "≥" || echo "≤")
   echo "| $what | $value $unit${games:+ ($games games)} | $sign $goal $unit | $met |"
 done < <(rows)
+# Not goals: what the per-move goal is measured against, split in two.
+floor=$(awk '$1 == "per_move_floor_ratio" { print $2; exit }' "$out/figures")
+over=$(awk '$1 == "per_move_over_floor" { print $2; exit }' "$out/figures")
+echo
+echo "per move, for reference: the floor of the referee's shape (a C parent asking four children" \
+  "in turn, each reply waited for with ppoll against a deadline; bench/anchors/referee_floor.c)" \
+  "takes ${floor:-?}x the pipe round trip; the referee takes ${over:-?}x that floor (medians)"
 echo
 echo "machine: ${model:-unknown CPU}, $(nproc) cores; load average at the start: $load_start;" \
   "at the end: $load_end${quick:+ (quick mode: sizes too small for the goals)}"
