@@ -547,10 +547,9 @@ pub fn play_config(config: &LeagueConfig, place: &Place) -> Result<()> {
     }
     let all = shape(config).deals();
     let total_games: u64 = all.iter().map(|d| d.seatings() as u64).sum();
-    let mine = match shard {
-        Some((i, n)) => schedule::shard(all.clone(), i, n),
-        None => all.clone(),
-    };
+    // A shard's own deals; the whole schedule's (not a copy of them) when not sharded.
+    let sharded = shard.map(|(i, n)| schedule::shard(all.clone(), i, n));
+    let mine: &[Deal] = sharded.as_deref().unwrap_or(&all);
     // One run at a time per record file: two runs on one directory (or a shard started twice,
     // as a requeued array task can be) would each play the games the other is playing.
     let _lock = if place.dry_run {
@@ -581,7 +580,7 @@ pub fn play_config(config: &LeagueConfig, place: &Place) -> Result<()> {
     let mut deals = Vec::new();
     let mut skipped = 0u64;
     let run_name: Arc<str> = config.name.as_str().into();
-    for deal in &mine {
+    for deal in mine {
         let plan = deal_plan(config, deal, &finished, &run_name)?;
         if deal.bots.iter().any(|b| left_out.contains(b)) {
             skipped += plan.games.len() as u64;
@@ -608,7 +607,7 @@ pub fn play_config(config: &LeagueConfig, place: &Place) -> Result<()> {
         return print_stdout(&dry_run(
             config,
             &all,
-            &mine,
+            mine,
             total_games,
             to_play,
             &finished,
@@ -703,7 +702,7 @@ pub fn play_config(config: &LeagueConfig, place: &Place) -> Result<()> {
     // The plan and the finished set are not needed for the standings, which read the records
     // and check them against the schedule (its deals, far fewer than the games): let them go
     // first, so that the run's peak memory is not their sum.
-    drop((run, mine, finished));
+    drop((run, sharded, finished));
     crate::heap::trim();
     write_standings(
         &out,
