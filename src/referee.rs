@@ -494,10 +494,16 @@ impl Game<'_> {
                 return Err(Interrupted);
             }
             self.awaiting_since = None;
+            // Once the game is over nothing more goes out in it but `end`, and no fault can
+            // change its result: what a bot writes now is judged as written between games, at
+            // the start of its next game if it is kept for one (`between_games`).
+            if self.position.is_over() || self.in_game() <= 1 {
+                break;
+            }
             // Before anything more goes out: whatever a bot wrote since is output nobody asked
             // for (a second answer, a move before its turn), and so is a bot's end.
             self.police();
-            if self.position.is_over() || self.in_game() <= 1 {
+            if self.in_game() <= 1 {
                 break;
             }
             let seat = self.position.to_move();

@@ -455,6 +455,50 @@ fn a_bot_that_crashes_between_games_is_started_again_and_its_log_says_how_it_end
 }
 
 #[test]
+fn a_line_written_after_the_last_move_is_judged_between_games_not_in_the_game_it_ended() {
+    // Its move that fills the board comes twice in one write: once the first is played the game
+    // is over, and no fault may change its result. Seats rotate, so in one of the three games
+    // it makes the last move.
+    let dir = temp_dir("spam-last");
+    let records = three_kept_games(&dir, "spam-last", 0);
+    multiversi("replay")
+        .arg("--verify")
+        .arg(dir.join("games.jsonl"))
+        .run()
+        .assert_code(0);
+    let bad_seat = |r: &GameRecord| {
+        r.seats
+            .iter()
+            .position(|s| s.name.starts_with("bad"))
+            .unwrap()
+    };
+    let last = records
+        .iter()
+        .position(|r| r.moves.last().map(|m| m.seat) == Some(bad_seat(r)))
+        .expect("a game whose last move is the scripted bot's");
+    assert!(
+        records[last].faults.is_empty(),
+        "{:?}",
+        records[last].faults
+    );
+    // Kept for the next game, it is faulted there, at its start, for the line it still owes an
+    // explanation for; after the last game nothing is left to judge it in.
+    for (i, r) in records.iter().enumerate() {
+        if i == last + 1 {
+            assert_eq!(r.faults.len(), 1, "game {}: {:?}", r.game, r.faults);
+            let f = &r.faults[0];
+            assert_eq!(
+                (f.seat, f.kind, f.ply),
+                (bad_seat(r), FaultKind::Malformed, 0)
+            );
+            assert!(f.detail.contains("between games"), "{}", f.detail);
+        } else {
+            assert!(r.faults.is_empty(), "game {}: {:?}", r.game, r.faults);
+        }
+    }
+}
+
+#[test]
 fn a_kept_bot_that_crashes_on_reading_its_next_start_is_faulted_in_that_game() {
     let dir = temp_dir("crash-start");
     // Each process of it plays one game and exits on reading its second start.
