@@ -461,17 +461,8 @@ fn a_line_written_after_the_last_move_is_judged_between_games_not_in_the_game_it
     // it makes the last move.
     let dir = temp_dir("spam-last");
     let records = three_kept_games(&dir, "spam-last", 0);
-    multiversi("replay")
-        .arg("--verify")
-        .arg(dir.join("games.jsonl"))
-        .run()
-        .assert_code(0);
-    let bad_seat = |r: &GameRecord| {
-        r.seats
-            .iter()
-            .position(|s| s.name.starts_with("bad"))
-            .unwrap()
-    };
+    verify_holds(&dir.join("games.jsonl"));
+    let bad_seat = |r: &GameRecord| seat_of(r, "spam-last");
     let last = records
         .iter()
         .position(|r| r.moves.last().map(|m| m.seat) == Some(bad_seat(r)))

@@ -22,23 +22,6 @@ fn play(dir: &Path, bots: &[String], extra: &[&str]) -> (Vec<GameRecord>, Run) {
     (read_records(&record), out)
 }
 
-/// The seat of the scripted bot playing `mode`.
-fn seat_of(r: &GameRecord, mode: &str) -> usize {
-    r.seats
-        .iter()
-        .position(|s| s.command.iter().any(|word| word == mode))
-        .unwrap_or_else(|| panic!("no seat plays {mode}: {:?}", r.seats))
-}
-
-/// `replay --verify` accepts every game of the record file.
-fn verify_holds(path: &Path) {
-    multiversi("replay")
-        .arg("--verify")
-        .arg(path)
-        .run()
-        .assert_code(0);
-}
-
 #[test]
 fn a_second_answer_is_malformed_at_the_ply_it_arrives_in_every_game() {
     // Answers twice at its first turn of each game: both lines in one write, or the second 5 ms

@@ -100,3 +100,20 @@ fn check_record_refuses_a_truncated_game_or_a_wrong_ranking() {
     wrong.ranking.reverse();
     assert!(panics(wrong), "a reversed ranking passed");
 }
+
+/// The seat of the scripted bot playing `mode` (a word of its command).
+pub fn seat_of(r: &GameRecord, mode: &str) -> usize {
+    r.seats
+        .iter()
+        .position(|s| s.command.iter().any(|word| word == mode))
+        .unwrap_or_else(|| panic!("no seat plays {mode}: {:?}", r.seats))
+}
+
+/// `replay --verify` accepts every game of the record file.
+pub fn verify_holds(path: &Path) {
+    super::multiversi("replay")
+        .arg("--verify")
+        .arg(path)
+        .run()
+        .assert_code(0);
+}
