@@ -24,15 +24,16 @@ pub(super) fn resolve_command(
             let name = w.split('=').next().unwrap_or(w);
             OWN_OPTIONS.contains(&name)
         };
-        // After `--`, a word with a space is a program's path: what follows is its arguments.
-        let a_line = first.contains([' ', '\t']) && !after_dashes;
-        if a_line || first.starts_with("builtin:") {
+        // After `--` the words are the bot's own, as given: a bot may take a `--seed` of its
+        // own. Without `--` (`check-bot ./bot.py --move-ms 200`) the slip is far likelier.
+        if !after_dashes || first.starts_with("builtin:") {
             if let Some(option) = rest.iter().find(|w| is_option(w)) {
                 return Err(fail(
                     exit::USAGE,
                     format!(
                         "{option} after the bot would be passed to the bot: put check-bot's \
-                         options before it, as in: {} check-bot {} {first:?}",
+                         options before it, as in: {} check-bot {} {first:?} (if the bot \
+                         takes {option} itself, write the bot after --)",
                         crate::explain::program(),
                         rest.join(" ")
                     ),
@@ -86,6 +87,18 @@ mod tests {
             words(&["/bin/multiversi", "bot", "greedy", "--seed", "5"])
         );
         assert!(resolve_command(&words(&["builtin:nobody"]), false, exe, 5).is_err());
+        // check-bot's own option after the bot, without `--`, is a slip whether the bot is one
+        // line or one word; after `--` it is the bot's own.
+        for bot in ["./bot.py", "python3 bot.py"] {
+            let e = resolve_command(&words(&[bot, "--move-ms", "200"]), false, exe, 5);
+            assert!(format!("{:#}", e.unwrap_err()).contains("--move-ms after the bot"));
+        }
+        assert_eq!(
+            resolve_command(&words(&["./bot.py", "--seed", "2"]), true, exe, 5)
+                .unwrap()
+                .argv,
+            words(&["./bot.py", "--seed", "2"])
+        );
         // After `--`, one word is a program, whole: a path with a space is not split.
         assert_eq!(
             resolve_command(&words(&["/opt/my bots/bot"]), true, exe, 5)

@@ -93,8 +93,8 @@ pub fn run(args: &ReplayArgs) -> Result<()> {
 }
 
 /// Verifies every game read and prints one line per problem (`FILE:LINE: game ID: ply N: ...`) and
-/// a summary. Damaged lines make the exit code 3 (the file itself is damaged); otherwise any
-/// problem makes it 1.
+/// a summary. Damaged lines, or no game at all, make the exit code 3 (the file itself is damaged
+/// or empty); otherwise any problem makes it 1.
 fn run_verify(files: &[PathBuf], records: &read::Records) -> Result<()> {
     let mut out = std::io::stdout().lock();
     let write_err = exit::stdout_error;
@@ -145,6 +145,14 @@ fn run_verify(files: &[PathBuf], records: &read::Records) -> Result<()> {
                 records.damaged.len(),
                 if records.damaged.len() == 1 { "" } else { "s" }
             ),
+        ));
+    }
+    if total == 0 {
+        // An empty file verifies nothing: it must not pass as a record that holds.
+        let files: Vec<String> = files.iter().map(|p| p.display().to_string()).collect();
+        return Err(fail(
+            exit::BAD_INPUT,
+            format!("no readable game in {}", files.join(", ")),
         ));
     }
     if bad_games > 0 {

@@ -216,6 +216,25 @@ fn a_damaged_line_is_reported_and_the_other_games_still_checked() {
     );
 }
 
+/// A file with no game in it (empty, or blank lines only) verifies nothing: `--verify` says so and
+/// exits 3, as the other readers do, instead of passing it as a record that holds.
+#[test]
+fn verify_of_a_file_without_games_exits_3() {
+    let dir = temp_dir("replay-verify-empty");
+    for (name, text) in [("empty.jsonl", ""), ("blank.jsonl", "\n\n  \n")] {
+        let path = dir.join(name);
+        std::fs::write(&path, text).unwrap();
+        let p = path.to_str().unwrap();
+        let out = multiversi("replay").args(&["--verify", p]).run();
+        assert_eq!(out.status.code(), Some(3), "{name}: {}", out.stderr());
+        assert!(
+            out.stderr().contains(&format!("no readable game in {p}")),
+            "{name}: {}",
+            out.stderr()
+        );
+    }
+}
+
 /// A move that flips 22,000 discs cannot be on a board of 64 squares: the line is damaged, and
 /// every command that reads it says so with the file and line and exits 3 (it used to panic in
 /// the drawing, exit 101, and go through `--html`, `--verify` and `standings` as a game).
