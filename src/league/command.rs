@@ -545,7 +545,9 @@ pub fn play_config(config: &LeagueConfig, place: &Place) -> Result<()> {
         }
         return super::sprt::run(config, place, bots, left_out);
     }
-    let all = shape(config).deals();
+    let all = shape(config)
+        .deals()
+        .map_err(|e| fail(exit::USAGE, format!("the league's config: {e}")))?;
     let total_games: u64 = all.iter().map(|d| d.seatings() as u64).sum();
     // A shard's own deals; the whole schedule's (not a copy of them) when not sharded.
     let sharded = shard.map(|(i, n)| schedule::shard(all.clone(), i, n));

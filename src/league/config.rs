@@ -258,6 +258,11 @@ impl LeagueConfig {
                 players_text(&self.players)
             ));
         }
+        if let Players::Several(ns) = &self.players {
+            if let Some(i) = (1..ns.len()).find(|&i| ns[..i].contains(&ns[i])) {
+                return Err(format!("players[{i}] = {}: listed twice", ns[i]));
+            }
+        }
         if self.boards.is_empty() {
             return Err("boards = []: give at least one board (8x8, 10x10 or octagon)".into());
         }
@@ -304,8 +309,14 @@ impl LeagueConfig {
                 super::schedule::MAX_ROUNDS
             ));
         }
-        if self.sample == Some(0) {
-            return Err("sample = 0: draw at least one deal per round".into());
+        if let Some(deals) = self.sample {
+            if deals == 0 || deals > super::schedule::MAX_SAMPLE {
+                return Err(format!(
+                    "sample = {deals}: from 1 to {} deals per round (for more games, ask for \
+                     more rounds)",
+                    super::schedule::MAX_SAMPLE
+                ));
+            }
         }
         if self.move_ms == 0 {
             return Err("move_ms = 0: a move needs some time".into());
@@ -367,8 +378,8 @@ impl LeagueConfig {
                 }
             } else if bot.command.trim().is_empty() {
                 return Err(format!(
-                    "{at}: command is empty (or give remote = the hash of a token, for a bot that \
-                     connects over the network)"
+                    "{at}: no command (give command = the bot's command line, or remote = the \
+                     hash of a token, for a bot that connects over the network)"
                 ));
             }
             if let Some(dir) = &bot.cwd {
@@ -523,10 +534,16 @@ impl LeagueConfig {
                 }
                 _ => match self.bots.iter().position(|b| b.name == before.name) {
                     Some(j) => changes.push(format!(
-                        "bot {} moved from place {} to {} (add new bots at the end)",
+                        "bot {} moved from place {} to {} ({})",
                         before.name,
                         i + 1,
-                        j + 1
+                        j + 1,
+                        if self.format == "sprt" {
+                            "a sequential test's candidate comes first: give NEW and OLD in the \
+                             order the test was started with"
+                        } else {
+                            "add new bots at the end"
+                        }
                     )),
                     None => changes.push(format!("bot {} was removed", before.name)),
                 },
@@ -721,6 +738,8 @@ mod tests {
     fn errors_name_the_key() {
         let cases = [
             ("players = 5\n", "players = 5"),
+            ("players = [3, 3]\n", "players[1] = 3: listed twice"),
+            ("sample = 100001\n", "sample = 100001: from 1 to 100000"),
             ("boards = [\"9x9\"]\n", "boards[0]"),
             ("blocked = \"some\"\n", "blocked = \"some\""),
             ("blocked = [\"d4\"]\n", "blocked (on 8x8)"),

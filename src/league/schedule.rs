@@ -20,8 +20,11 @@ pub const MAX_BOTS: usize = 256;
 pub const MAX_ROUNDS: u32 = 4096;
 /// The most boards a league may list (each board kind at most once).
 pub const MAX_BOARDS: u64 = 3;
-/// A sampled round may draw the same bots twice; each draw of one set gets its own number.
+/// A sampled round may draw the same bots twice; each draw of one set gets its own number, and
+/// numbers have room for this many draws of one set in a round.
 const MAX_REPEATS: u64 = 16;
+/// The most deals a sampled round may draw (per game size): the league lists every deal.
+pub const MAX_SAMPLE: u64 = 100_000;
 /// Seatings of one deal are numbered within this span of game indices (4! = 24).
 pub const SEATING_SPAN: u64 = 24;
 
@@ -157,12 +160,14 @@ impl Shape {
     }
 
     /// The bot sets of one round and game size, as (set, repeat) with repeat counting earlier
-    /// draws of the same set in this round (only a sample can draw a set twice).
-    fn sets(&self, round: u32, k: usize) -> Vec<(Vec<usize>, u64)> {
+    /// draws of the same set in this round (only a sample can draw a set twice). A sample that
+    /// would draw one set more often than deal numbers have room for is refused, not numbered
+    /// twice.
+    fn sets(&self, round: u32, k: usize) -> Result<Vec<(Vec<usize>, u64)>, String> {
         let pool = self.pool();
         let free = k.saturating_sub(self.candidates.len());
         if free == 0 || free > pool.len() {
-            return Vec::new();
+            return Ok(Vec::new());
         }
         let with_candidates = |part: &[usize]| {
             let mut set: Vec<usize> = part.iter().map(|&i| pool[i]).collect();
@@ -170,33 +175,46 @@ impl Shape {
             set.sort_unstable();
             set
         };
-        match self.sample {
-            None => subsets(pool.len(), free)
+        let Some(deals) = self.sample else {
+            return Ok(subsets(pool.len(), free)
                 .iter()
                 .map(|part| (with_candidates(part), 0))
-                .collect(),
-            Some(deals) => {
-                let mut rng = Rng::new(mix(self.seed, ((round as u64) << 8) | k as u64));
-                let mut count = vec![0u64; pool.len()];
-                let mut drawn: Vec<(Vec<usize>, u64)> = Vec::new();
-                for _ in 0..self.balanced_sample(deals, free) {
-                    // The least-used pool bots first, ties broken at random: every bot ends
-                    // within one game of every other, and level when the sample size allows.
-                    let mut order: Vec<usize> = (0..pool.len()).collect();
-                    let keys: Vec<u64> = (0..pool.len()).map(|_| rng.next_u64()).collect();
-                    order.sort_by_key(|&i| (count[i], keys[i]));
-                    let mut part: Vec<usize> = order[..free].to_vec();
-                    part.sort_unstable();
-                    for &i in &part {
-                        count[i] += 1;
-                    }
-                    let set = with_candidates(&part);
-                    let repeat = drawn.iter().filter(|(s, _)| *s == set).count() as u64;
-                    drawn.push((set, repeat));
-                }
-                drawn
+                .collect());
+        };
+        let mut rng = Rng::new(mix(self.seed, ((round as u64) << 8) | k as u64));
+        let mut count = vec![0u64; pool.len()];
+        let mut draws_of: std::collections::HashMap<Vec<usize>, u64> = Default::default();
+        let mut drawn: Vec<(Vec<usize>, u64)> = Vec::new();
+        for _ in 0..self.balanced_sample(deals, free) {
+            // The least-used pool bots first, ties broken at random: every bot ends within one
+            // game of every other, and level when the sample size allows.
+            let mut order: Vec<usize> = (0..pool.len()).collect();
+            let keys: Vec<u64> = (0..pool.len()).map(|_| rng.next_u64()).collect();
+            order.sort_by_key(|&i| (count[i], keys[i]));
+            let mut part: Vec<usize> = order[..free].to_vec();
+            part.sort_unstable();
+            for &i in &part {
+                count[i] += 1;
             }
+            let set = with_candidates(&part);
+            let draws = draws_of.entry(set.clone()).or_insert(0);
+            let repeat = *draws;
+            *draws += 1;
+            if repeat >= MAX_REPEATS {
+                let names: Vec<String> = set.iter().map(|b| (b + 1).to_string()).collect();
+                return Err(format!(
+                    "sample = {deals}: round {} would draw the bots {} ({k} players) more than \
+                     {MAX_REPEATS} times, and a round draws one set of bots at most \
+                     {MAX_REPEATS} times (there are {} different sets of {k} here): lower \
+                     sample, or ask for more rounds instead (each round draws anew)",
+                    round + 1,
+                    names.join("."),
+                    subsets_count(pool.len() as u64, free as u64),
+                ));
+            }
+            drawn.push((set, repeat));
         }
+        Ok(drawn)
     }
 
     /// The sample size rounded up so that every pool bot plays equally often.
@@ -210,14 +228,14 @@ impl Shape {
     }
 
     /// Every deal, in playing order: round by round, so that a league stopped early has played
-    /// its bots evenly.
-    pub fn deals(&self) -> Vec<Deal> {
+    /// its bots evenly. Fails only for a sample that draws one set too often (`sets`).
+    pub fn deals(&self) -> Result<Vec<Deal>, String> {
         let mut deals = Vec::new();
         for round in 0..self.rounds {
             for &k in &self.sizes {
-                for (set, repeat) in self.sets(round, k) {
+                for (set, repeat) in self.sets(round, k)? {
                     for board in 0..self.boards {
-                        let slot = round as u64 * MAX_REPEATS + repeat.min(MAX_REPEATS - 1);
+                        let slot = round as u64 * MAX_REPEATS + repeat;
                         let number =
                             ((colex_rank(&set) * (MAX_ROUNDS as u64 * MAX_REPEATS) + slot) * 2
                                 + (k == 4) as u64)
@@ -235,8 +253,13 @@ impl Shape {
                 }
             }
         }
-        deals
+        Ok(deals)
     }
+}
+
+/// C(n, k), saturating: how many different sets of k among n.
+fn subsets_count(n: u64, k: u64) -> u64 {
+    (0..k).fold(1u64, |c, i| c.saturating_mul(n - i) / (i + 1))
 }
 
 fn gcd(a: u64, b: u64) -> u64 {
@@ -277,7 +300,7 @@ mod tests {
 
     #[test]
     fn round_robin_is_every_subset_once() {
-        let deals = shape(6).deals();
+        let deals = shape(6).deals().unwrap();
         assert_eq!(deals.len(), 15);
         let sets: HashSet<Vec<usize>> = deals.iter().map(|d| d.bots.clone()).collect();
         assert_eq!(sets.len(), 15);
@@ -290,19 +313,20 @@ mod tests {
 
     #[test]
     fn adding_bots_and_rounds_keeps_every_deal() {
-        let before = shape(5).deals();
+        let before = shape(5).deals().unwrap();
         let mut grown = shape(7);
         grown.rounds = 2;
         grown.sizes = vec![3, 4];
         let mut grown_both = shape(5);
         grown_both.sizes = vec![3, 4];
         for bigger in [
-            grown.deals(),
+            grown.deals().unwrap(),
             Shape {
                 rounds: 3,
                 ..shape(5)
             }
-            .deals(),
+            .deals()
+            .unwrap(),
         ] {
             for d in &before {
                 assert!(bigger.contains(d), "{d:?} lost");
@@ -313,7 +337,7 @@ mod tests {
         many.sizes = vec![3, 4];
         many.rounds = 3;
         many.boards = 3;
-        let deals = many.deals();
+        let deals = many.deals().unwrap();
         let numbers: HashSet<u64> = deals.iter().map(|d| d.number).collect();
         assert_eq!(numbers.len(), deals.len());
         assert_eq!(deals.len(), (84 + 126) * 3 * 3);
@@ -324,7 +348,7 @@ mod tests {
         let mut s = shape(6);
         s.candidates = vec![2];
         s.sizes = vec![3, 4];
-        let deals = s.deals();
+        let deals = s.deals().unwrap();
         assert_eq!(deals.len(), 10 + 10); // C(5,2) + C(5,3)
         assert!(deals.iter().all(|d| d.bots.contains(&2)));
     }
@@ -334,7 +358,7 @@ mod tests {
         let mut s = shape(10);
         s.sample = Some(12); // rounded up to 15: 15 * 4 = 60 = 6 games for each of 10 bots
         s.rounds = 2;
-        let deals = s.deals();
+        let deals = s.deals().unwrap();
         assert_eq!(deals.len(), 30);
         for b in 0..10 {
             let n = deals
@@ -343,16 +367,36 @@ mod tests {
                 .count();
             assert_eq!(n, 6);
         }
-        assert_eq!(deals, s.deals());
+        assert_eq!(deals, s.deals().unwrap());
         s.seed = 8;
-        assert_ne!(deals, s.deals());
+        assert_ne!(deals, s.deals().unwrap());
         let numbers: HashSet<u64> = deals.iter().map(|d| d.number).collect();
         assert_eq!(numbers.len(), deals.len());
     }
 
     #[test]
+    fn a_sample_that_would_draw_one_set_too_often_is_refused_not_numbered_twice() {
+        // Four bots, four players: one set, drawn at every deal of the sample.
+        let mut s = shape(4);
+        s.sample = Some(MAX_REPEATS);
+        let deals = s.deals().unwrap();
+        let numbers: HashSet<u64> = deals.iter().map(|d| d.number).collect();
+        assert_eq!(numbers.len(), MAX_REPEATS as usize);
+        s.sample = Some(MAX_REPEATS + 1);
+        let e = s.deals().unwrap_err();
+        assert!(
+            e.contains("would draw the bots 1.2.3.4 (4 players) more than 16"),
+            "{e}"
+        );
+        // The largest sample allowed, among enough bots, is drawn (once quadratic, it hung).
+        let mut big = shape(64);
+        big.sample = Some(MAX_SAMPLE);
+        assert_eq!(big.deals().unwrap().len(), MAX_SAMPLE as usize);
+    }
+
+    #[test]
     fn shards_are_disjoint_and_complete() {
-        let all = shape(8).deals();
+        let all = shape(8).deals().unwrap();
         let mut seen = Vec::new();
         for i in 1..=3 {
             let part = shard(all.clone(), i, 3);
@@ -392,7 +436,7 @@ mod id_tests {
             seed: 11,
         };
         let boards = ["8x8", "10x10"];
-        let deals = shape.deals();
+        let deals = shape.deals().unwrap();
         assert!(
             deals.iter().any(|d| d.repeat > 0),
             "the sample draws some set twice"
