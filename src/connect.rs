@@ -192,13 +192,15 @@ fn read_token(path: &std::path::Path) -> Result<String> {
             ),
         ));
     }
-    if token.len() > token::MAX_TOKEN_CHARS || token.contains(char::is_whitespace) {
+    if !token::is_well_formed(&token) {
+        // Not echoed: it may be some other secret put in the wrong file.
         return Err(fail(
             exit::BAD_INPUT,
             format!(
-                "{}: not a token: a token is one word of at most {} characters",
+                "{}: not a token: a token is {}, then 64 hexadecimal digits, as multiversi \
+                 token wrote it",
                 path.display(),
-                token::MAX_TOKEN_CHARS
+                token::TOKEN_PREFIX
             ),
         ));
     }

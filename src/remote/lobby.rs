@@ -84,7 +84,32 @@ struct Inner {
     /// Set once the waiting clients have been told `bye`: a client that completes its
     /// handshake now is told `bye` at once.
     closed: AtomicBool,
-    log: Mutex<Option<File>>,
+    log: Mutex<LobbyLog>,
+}
+
+/// The most a run writes to the lobby's log. A flood of connections is refused cheaply, but
+/// each refusal is a note: without a cap, anyone who can reach the port could fill the disk.
+const LOBBY_LOG_CAP: u64 = 1 << 20;
+
+/// The lobby's log file, with what this run wrote to it and the notes left out past the cap.
+struct LobbyLog {
+    file: Option<File>,
+    written: u64,
+    left_out: u64,
+}
+
+impl LobbyLog {
+    fn write(&mut self, text: &str) {
+        let Some(file) = self.file.as_mut() else {
+            return;
+        };
+        let stamp = crate::record::rfc3339(std::time::SystemTime::now());
+        let line = format!("{stamp} {}\n", crate::text::visible(text));
+        if file.write_all(line.as_bytes()).is_err() {
+            self.file = None;
+        }
+        self.written += line.len() as u64;
+    }
 }
 
 #[derive(Default)]
@@ -168,15 +193,34 @@ impl Inner {
     }
 
     /// A line in the lobby's log, after the time. Never a token: callers pass what happened.
+    /// Past `LOBBY_LOG_CAP` this run, notes are counted, not written, until `last_note`.
     fn note(&self, text: &str) {
         let mut log = self.log.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some(file) = log.as_mut() {
-            let stamp = crate::record::rfc3339(std::time::SystemTime::now());
-            let line = format!("{stamp} {}\n", crate::text::visible(text));
-            if file.write_all(line.as_bytes()).is_err() {
-                *log = None;
-            }
+        if log.written >= LOBBY_LOG_CAP {
+            log.left_out += 1;
+            return;
         }
+        log.write(text);
+        if log.written >= LOBBY_LOG_CAP {
+            log.write(&format!(
+                "the log is full ({} KiB this run): later notes are counted, not written, until \
+                 the lobby closes",
+                LOBBY_LOG_CAP >> 10
+            ));
+        }
+    }
+
+    /// The lobby's last line, written past the cap too: how it closed, and how many notes
+    /// the cap left out.
+    fn last_note(&self, text: &str) {
+        let mut log = self.log.lock().unwrap_or_else(|e| e.into_inner());
+        let left_out = std::mem::take(&mut log.left_out);
+        if left_out > 0 {
+            log.write(&format!(
+                "{left_out} note(s) were left out past the log's cap"
+            ));
+        }
+        log.write(text);
     }
 }
 
@@ -208,7 +252,11 @@ impl Lobby {
             arrived: Condvar::new(),
             closing: AtomicBool::new(false),
             closed: AtomicBool::new(false),
-            log: Mutex::new(log),
+            log: Mutex::new(LobbyLog {
+                file: log,
+                written: 0,
+                left_out: 0,
+            }),
         });
         inner.note(&format!(
             "listening on {address} for {} remote bot(s), {} connection(s) each",
@@ -268,7 +316,7 @@ impl Lobby {
         if let Some(acceptor) = self.acceptor.take() {
             let _ = acceptor.join();
         }
-        inner.note("closed");
+        inner.last_note("closed");
     }
 }
 
@@ -958,6 +1006,35 @@ mod tests {
             Ok(Answer::Welcome { .. })
         ));
         (s, reader)
+    }
+
+    #[test]
+    fn a_flood_of_notes_stops_at_the_logs_cap_and_the_close_says_how_many_were_left_out() {
+        let mut test = lobby("log-cap", 1, Duration::from_millis(100));
+        let note = "x".repeat(100);
+        let notes = 2 * LOBBY_LOG_CAP / 100;
+        for _ in 0..notes {
+            test.lobby
+                .shared
+                .inner
+                .note(&format!("127.0.0.1:9: refused: {note}"));
+        }
+        test.lobby.close();
+        let log = std::fs::read_to_string(&test.log).unwrap();
+        let cap = LOBBY_LOG_CAP as usize;
+        assert!(log.len() > cap && log.len() < cap + 1024, "{}", log.len());
+        assert!(log.contains("the log is full (1024 KiB this run)"));
+        let lines: Vec<&str> = log.lines().collect();
+        let written = lines.iter().filter(|l| l.contains(&note)).count() as u64;
+        let summary = lines[lines.len() - 2];
+        assert!(
+            summary.ends_with(&format!(
+                " {} note(s) were left out past the log's cap",
+                notes - written
+            )),
+            "{summary}"
+        );
+        assert!(lines[lines.len() - 1].ends_with(" closed"));
     }
 
     #[test]

@@ -34,6 +34,15 @@ pub fn fresh() -> std::io::Result<String> {
     Ok(format!("{TOKEN_PREFIX}{}", hex(&bytes)))
 }
 
+/// Whether a text has the form of a token `fresh` draws: the prefix and 64 hexadecimal digits.
+/// A client checks its token file with it, so that a file holding something else is named
+/// there, not refused by a server as an unknown token.
+pub fn is_well_formed(token: &str) -> bool {
+    token
+        .strip_prefix(TOKEN_PREFIX)
+        .is_some_and(|digits| digits.len() == 64 && digits.bytes().all(|b| b.is_ascii_hexdigit()))
+}
+
 fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
 }

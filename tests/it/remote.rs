@@ -251,8 +251,9 @@ fn a_remote_bot_that_drops_or_stays_silent_is_faulted_in_words_that_say_which_an
 fn a_remote_bot_that_never_connects_is_left_out_after_the_wait_and_wrong_tokens_are_refused() {
     let dir = temp_dir("remote-absent");
     let (_, ghost) = token(&dir, "ghost");
-    let wrong = dir.join("wrong.token");
-    std::fs::write(&wrong, "mvt1-not-a-token-of-this-league\n").unwrap();
+    // A real token, of a bot this league does not list.
+    let (wrong, _) = token(&dir, "stranger");
+    let wrong_text = std::fs::read_to_string(&wrong).unwrap();
     let port = free_port();
     let config = dir.join("league.toml");
     let local = local_bot("r1", "builtin:random")
@@ -288,7 +289,7 @@ fn a_remote_bot_that_never_connects_is_left_out_after_the_wait_and_wrong_tokens_
     intruder.assert_stderr_has("the server refused the connection: unknown token");
     let log = std::fs::read_to_string(out.join("remote.log")).unwrap();
     assert!(log.contains("refused: unknown token"), "{log}");
-    assert!(!log.contains("not-a-token"), "{log}");
+    assert!(!log.contains(wrong_text.trim()), "{log}");
 }
 
 #[test]
@@ -346,4 +347,16 @@ fn token_and_config_mistakes_are_named() {
         .run()
         .assert_code(3)
         .assert_stderr_has("holds a token's hash");
+    // A file holding something else: named here, not sent for the server to refuse, and not
+    // echoed (it may be another secret in the wrong file).
+    let garbage = dir.join("garbage.token");
+    std::fs::write(&garbage, "hunter2\n").unwrap();
+    let run = multiversi("connect")
+        .args(&["127.0.0.1:9", "--token-file"])
+        .arg(&garbage)
+        .args(&["--", "builtin:random"])
+        .run();
+    run.assert_code(3)
+        .assert_stderr_has("not a token: a token is mvt1-, then 64 hexadecimal digits");
+    assert!(!run.stderr().contains("hunter2"), "{}", run.stderr());
 }
