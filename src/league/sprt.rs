@@ -431,7 +431,7 @@ impl PairClaims {
                 format!("{}: cannot create: {e}", dir.display()),
             )
         })?;
-        Ok(PairClaims {
+        let claims = PairClaims {
             dir,
             out: out.to_path_buf(),
             run: run.to_string(),
@@ -442,7 +442,90 @@ impl PairClaims {
             passed: std::sync::Mutex::new(Vec::new()),
             last_retry: std::sync::Mutex::new(Instant::now()),
             decided,
-        })
+        };
+        let reopened = claims.reopen_lost().map_err(|e| {
+            fail(
+                exit::OUTPUT,
+                format!("{}: cannot check the claims: {e}", claims.dir.display()),
+            )
+        })?;
+        if !reopened.is_empty() {
+            let shown: Vec<String> = reopened
+                .iter()
+                .take(8)
+                .map(|u| (u + 1).to_string())
+                .collect();
+            crate::stderr_line!(
+                "multiversi: {} pair(s) marked played in {} are not whole in the records (pair \
+                 {}{}): they are played again",
+                reopened.len(),
+                claims.dir.display(),
+                shown.join(", "),
+                if reopened.len() > shown.len() {
+                    ", ..."
+                } else {
+                    ""
+                }
+            );
+        }
+        Ok(claims)
+    }
+
+    /// Reopens the claims marked `done` whose pair is not whole in the records: the records are
+    /// what the test counts, so games lost from them (a damaged line, a record file cut or
+    /// removed) must be played again, and a `done` would keep every shard from it. A reopened
+    /// claim is taken over as one left by a stopped shard: the games still recorded stay.
+    /// Returns the units reopened.
+    fn reopen_lost(&self) -> std::io::Result<Vec<u64>> {
+        let mut done: Vec<(u64, PathBuf)> = Vec::new();
+        for &unit in &self.units {
+            let path = self.dir.join(format!("u{unit:05}"));
+            match std::fs::read_to_string(&path) {
+                Ok(text) if text.starts_with("done") => done.push((unit, path)),
+                Ok(_) => {}
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+                Err(e) => return Err(e),
+            }
+        }
+        if done.is_empty() {
+            return Ok(Vec::new());
+        }
+        let mut finished = Recorded::default();
+        for f in league::record_files(&self.out).map_err(std::io::Error::other)? {
+            records::finished(&f, &self.run, Some(&*self.schedule), &mut finished)?;
+        }
+        let mut reopened = Vec::new();
+        for (unit, path) in done {
+            if [2 * unit, 2 * unit + 1]
+                .iter()
+                .all(|i| finished.indices.contains(i))
+            {
+                continue;
+            }
+            let mut file = std::fs::File::options()
+                .read(true)
+                .write(true)
+                .open(&path)?;
+            // Locked: another shard holds it, taking it over or reopening it already.
+            if !Self::lock(&file) {
+                continue;
+            }
+            // Read again under the lock: a shard may have reopened it and played it since.
+            let mut text = String::new();
+            file.read_to_string(&mut text)?;
+            if !text.starts_with("done") {
+                continue;
+            }
+            Self::write(
+                &mut file,
+                &format!(
+                    "reopened by shard {}: its games are not all in the records\n",
+                    self.me
+                ),
+            )?;
+            reopened.push(unit);
+        }
+        Ok(reopened)
     }
 
     /// Locks `file` without waiting; false if another process holds it.

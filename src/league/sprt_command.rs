@@ -26,18 +26,19 @@ pub struct SprtArgs {
     /// builtin:greedy and builtin:random).
     #[arg(value_name = "FIELD")]
     pub field: Vec<String>,
+    // A value starting with '-' (a negative number, "-inf") is read as the value and refused
+    // with its range if it is out of it, not taken for an option.
     /// The null hypothesis: NEW is better than OLD by at most this many Elo.
-    #[arg(long, default_value_t = 0.0, allow_negative_numbers = true)]
+    #[arg(long, default_value_t = 0.0, allow_hyphen_values = true)]
     pub elo0: f64,
     /// The alternative: NEW is better by at least this many Elo (the standings' scale).
-    #[arg(long, default_value_t = 10.0, allow_negative_numbers = true)]
+    #[arg(long, default_value_t = 10.0, allow_hyphen_values = true)]
     pub elo1: f64,
-    // A negative chance is read as a value (and refused with its range), not as an option.
     /// The chance of accepting H1 when H0 holds (a false "better").
-    #[arg(long, default_value_t = 0.05, allow_negative_numbers = true)]
+    #[arg(long, default_value_t = 0.05, allow_hyphen_values = true)]
     pub alpha: f64,
     /// The chance of accepting H0 when H1 holds (a missed improvement).
-    #[arg(long, default_value_t = 0.05, allow_negative_numbers = true)]
+    #[arg(long, default_value_t = 0.05, allow_hyphen_values = true)]
     pub beta: f64,
     /// Stop undecided after this many games.
     #[arg(long, default_value_t = 20_000, value_name = "N")]
@@ -276,7 +277,10 @@ impl SprtArgs {
         // The same checks as a config file's, in the command line's words where they differ.
         let text = config.to_toml();
         let checked = LeagueConfig::parse(&text).map_err(|e| {
-            let mut e = e.replace("[sprt]: ", "").replace("[sprt] ", "");
+            let mut e = e
+                .replace("[sprt]: ", "")
+                .replace("[sprt] ", "")
+                .replace("alpha + beta ", "--alpha + --beta ");
             for key in [
                 "max_games",
                 "elo0",

@@ -80,7 +80,11 @@ impl fmt::Display for HypothesesError {
                 write!(f, "{name} = {value} must be between 0 and 1 (exclusive)")
             }
             HypothesesError::RatesTooLarge { alpha, beta } => {
-                write!(f, "alpha + beta = {} must be below 1", alpha + beta)
+                write!(
+                    f,
+                    "alpha + beta must be below 1 (they add up to {})",
+                    alpha + beta
+                )
             }
         }
     }
@@ -328,7 +332,7 @@ mod tests {
         ));
         assert_eq!(
             Hypotheses::new(0.0, 5.0, 0.5, 0.5).unwrap_err().to_string(),
-            "alpha + beta = 1 must be below 1"
+            "alpha + beta must be below 1 (they add up to 1)"
         );
     }
 

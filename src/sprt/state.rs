@@ -771,7 +771,21 @@ impl Report {
                     e.elo, e.low, e.high
                 )
             }
-            None => out += "no Elo estimate yet",
+            // Say why: a candidate that lost every pair is not "not measured yet".
+            None => {
+                out += match self.counts.mean() {
+                    _ if self.counts.units() < 2 => "no Elo estimate yet (it needs 2 pairs)",
+                    Some(m) if m <= 0.0 => {
+                        "no Elo estimate: every pair scored 0 for the candidate (no finite Elo \
+                         difference fits that)"
+                    }
+                    Some(m) if m >= 1.0 => {
+                        "no Elo estimate: every pair scored 1 for the candidate (no finite Elo \
+                         difference fits that)"
+                    }
+                    _ => "no Elo estimate yet (every pair has scored the same)",
+                }
+            }
         }
         if let Some(los) = self.los {
             out += &format!(", LOS {:.1}%", 100.0 * los);

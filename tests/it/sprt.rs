@@ -211,6 +211,60 @@ fn a_test_stopped_by_its_cap_is_undecided_and_a_higher_cap_goes_on() {
     assert_eq!(records_by_index(&dir).len(), 20);
 }
 
+/// The records are what a test counts, not its claim files: when games of pairs marked played
+/// are lost from the records (a damaged line, a record file cut short or removed), the next run
+/// plays them again instead of leaving the pairs out for good.
+#[test]
+fn games_lost_from_the_records_after_their_pair_was_marked_played_are_played_again() {
+    let args = [
+        "builtin:greedy",
+        "builtin:greedy",
+        "--seed",
+        "9",
+        "--max-games",
+        "12",
+    ];
+    let dir = temp_dir("sprt_lost");
+    sprt(&dir, &args).run().assert_code(11);
+    assert_eq!(result(&dir)["games"], 12);
+    let records = dir.join("games.jsonl");
+    type Damage = fn(&str) -> Option<String>;
+    let damages: [(&str, Damage); 3] = [
+        ("a damaged line", |text| {
+            let mut lines: Vec<&str> = text.lines().collect();
+            lines[2] = "{\"not\": a record";
+            Some(lines.join("\n") + "\n")
+        }),
+        ("a cut file", |text| {
+            let lines: Vec<&str> = text.lines().collect();
+            Some(lines[..lines.len() - 3].join("\n") + "\n")
+        }),
+        ("a removed file", |_| None),
+    ];
+    for (what, damage) in damages {
+        let text = std::fs::read_to_string(&records).unwrap();
+        match damage(&text) {
+            Some(damaged) => std::fs::write(&records, damaged).unwrap(),
+            None => std::fs::remove_file(&records).unwrap(),
+        }
+        let run = sprt(&dir, &args).run();
+        run.assert_code(11)
+            .assert_stderr_has("marked played in")
+            .assert_stderr_has("they are played again");
+        assert_eq!(result(&dir)["games"], 12, "after {what}: {}", run.stderr());
+        let held: usize = std::fs::read_to_string(&records)
+            .unwrap()
+            .lines()
+            .filter(|l| serde_json::from_str::<GameRecord>(l).is_ok())
+            .count();
+        assert!(held >= 12, "after {what}: {held} records");
+    }
+    // Whole again: a further run finds nothing to reopen and plays nothing.
+    let run = sprt(&dir, &args).run();
+    run.assert_code(11);
+    assert!(!run.stderr().contains("marked played"), "{}", run.stderr());
+}
+
 /// `kill -9` in the middle of a test, then the same command again: every game recorded before
 /// the kill is kept as it was, none is recorded twice, the pairs counted before the kill count
 /// the same afterwards, and the end is a pure function of the records (`--status` says the
@@ -380,6 +434,28 @@ fn bad_options_and_a_changed_test_are_refused_with_what_is_wrong() {
     .run()
     .assert_code(2)
     .assert_stderr_has("--beta -0.1 must be between 0 and 1");
+    // So is an infinite one, and each option is named in the command line's words.
+    sprt(
+        &dir,
+        &["builtin:greedy", "builtin:random", "--elo0", "-inf"],
+    )
+    .run()
+    .assert_code(2)
+    .assert_stderr_has("--elo0 -inf is not a rating difference");
+    sprt(
+        &dir,
+        &[
+            "builtin:greedy",
+            "builtin:random",
+            "--alpha",
+            "0.6",
+            "--beta",
+            "0.5",
+        ],
+    )
+    .run()
+    .assert_code(2)
+    .assert_stderr_has("--alpha + --beta must be below 1 (they add up to 1.1)");
     sprt(
         &dir,
         &["builtin:greedy", "builtin:random", "--name", "1=my+bot"],
