@@ -209,7 +209,7 @@ impl Shape {
                      sample, or ask for more rounds instead (each round draws anew)",
                     round + 1,
                     names.join("."),
-                    subsets_count(pool.len() as u64, free as u64),
+                    choose(pool.len() as u64, free as u64),
                 ));
             }
             drawn.push((set, repeat));
@@ -255,11 +255,6 @@ impl Shape {
         }
         Ok(deals)
     }
-}
-
-/// C(n, k), saturating: how many different sets of k among n.
-fn subsets_count(n: u64, k: u64) -> u64 {
-    (0..k).fold(1u64, |c, i| c.saturating_mul(n - i) / (i + 1))
 }
 
 fn gcd(a: u64, b: u64) -> u64 {

@@ -490,10 +490,8 @@ impl PairClaims {
         if done.is_empty() {
             return Ok(Vec::new());
         }
-        let mut finished = Recorded::default();
-        for f in league::record_files(&self.out).map_err(std::io::Error::other)? {
-            records::finished(&f, &self.run, Some(&*self.schedule), &mut finished)?;
-        }
+        // Read after the claims: a pair marked done since the run read its records is whole.
+        let finished = self.recorded()?;
         let mut reopened = Vec::new();
         for (unit, path) in done {
             if [2 * unit, 2 * unit + 1]
@@ -526,6 +524,15 @@ impl PairClaims {
             reopened.push(unit);
         }
         Ok(reopened)
+    }
+
+    /// The games of the run in the directory's record files now, as the test counts them.
+    fn recorded(&self) -> std::io::Result<Recorded> {
+        let mut finished = Recorded::default();
+        for f in league::record_files(&self.out).map_err(std::io::Error::other)? {
+            records::finished(&f, &self.run, Some(&*self.schedule), &mut finished)?;
+        }
+        Ok(finished)
     }
 
     /// Locks `file` without waiting; false if another process holds it.
@@ -599,10 +606,7 @@ impl PairClaims {
             if text.starts_with("done") || text.starts_with("decided") {
                 return Ok(None);
             }
-            let mut finished = Recorded::default();
-            for f in league::record_files(&self.out).map_err(std::io::Error::other)? {
-                records::finished(&f, &self.run, Some(&*self.schedule), &mut finished)?;
-            }
+            let finished = self.recorded()?;
             recorded = [2 * unit, 2 * unit + 1]
                 .into_iter()
                 .filter(|i| finished.indices.contains(i))

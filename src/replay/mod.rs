@@ -51,11 +51,7 @@ pub fn run(args: &ReplayArgs) -> Result<()> {
     }
     let selected = read::select(&records, args.game.as_deref())?;
     if selected.is_empty() {
-        let files: Vec<String> = args.files.iter().map(|p| p.display().to_string()).collect();
-        return Err(fail(
-            exit::BAD_INPUT,
-            format!("no readable game in {}", files.join(", ")),
-        ));
+        return Err(no_readable_game(&args.files));
     }
     if let (Some(ply), [only]) = (args.ply, selected.as_slice()) {
         let moves = only.record.moves.len();
@@ -90,6 +86,15 @@ pub fn run(args: &ReplayArgs) -> Result<()> {
         return terminal::interactive(&selected, &options);
     }
     terminal::print(&selected, &options)
+}
+
+/// Files without a game to show or verify: exit 3, as for a damaged file.
+fn no_readable_game(files: &[PathBuf]) -> anyhow::Error {
+    let files: Vec<String> = files.iter().map(|p| p.display().to_string()).collect();
+    fail(
+        exit::BAD_INPUT,
+        format!("no readable game in {}", files.join(", ")),
+    )
 }
 
 /// Verifies every game read and prints one line per problem (`FILE:LINE: game ID: ply N: ...`) and
@@ -149,11 +154,7 @@ fn run_verify(files: &[PathBuf], records: &read::Records) -> Result<()> {
     }
     if total == 0 {
         // An empty file verifies nothing: it must not pass as a record that holds.
-        let files: Vec<String> = files.iter().map(|p| p.display().to_string()).collect();
-        return Err(fail(
-            exit::BAD_INPUT,
-            format!("no readable game in {}", files.join(", ")),
-        ));
+        return Err(no_readable_game(files));
     }
     if bad_games > 0 {
         return Err(fail(
