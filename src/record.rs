@@ -86,6 +86,19 @@ pub trait Schedule: Send + Sync {
     /// The game at `index`, or None when the schedule has no game there.
     fn at(&self, index: u64) -> Option<Scheduled>;
 
+    /// How many games the schedule holds, when it numbers them from 0 in the order of their
+    /// indices (`ordinal`): then a reader of its games can keep what it needs per game by that
+    /// number (the standings a league writes at its end). None for a schedule that does not.
+    fn games(&self) -> Option<u64> {
+        None
+    }
+
+    /// The number from 0 of the game at `index` among the schedule's games in the order of their
+    /// indices, below `games()`; None where the schedule has no game, or numbers none.
+    fn ordinal(&self, _index: u64) -> Option<u64> {
+        None
+    }
+
     /// Why a record of the run at `place`, with its `seed` and the names in its seats, is not
     /// the schedule's game there; None when it is.
     fn mismatch(&self, place: &ScheduleRef, seed: Option<u64>, names: &[&str]) -> Option<String> {

@@ -240,27 +240,51 @@ fn bots_with_games(out: &Path, run: &str) -> Option<HashSet<String>> {
 /// A league's schedule as its records are checked against it (`Schedule`): the game at an
 /// index is seating `index` mod 24 of the deal numbered `index` / 24, with that deal's seed and
 /// its bots in that seating's order.
+/// Its games are numbered from 0 in the order of their indices (`ordinal`): the deals by number,
+/// each deal's seatings in order.
 struct LeagueSchedule<'a> {
     config: &'a LeagueConfig,
-    deals: HashMap<u64, &'a Deal>,
+    /// Each deal by its number, with the ordinal of its first game.
+    deals: HashMap<u64, (&'a Deal, u64)>,
+    games: u64,
 }
 
 impl<'a> LeagueSchedule<'a> {
     fn new(config: &'a LeagueConfig, all: &'a [Deal]) -> LeagueSchedule<'a> {
+        let mut by_number: Vec<&Deal> = all.iter().collect();
+        by_number.sort_by_key(|d| d.number);
+        let mut deals = HashMap::with_capacity(all.len());
+        let mut games = 0;
+        for d in by_number {
+            deals.insert(d.number, (d, games));
+            games += d.seatings() as u64;
+        }
         LeagueSchedule {
             config,
-            deals: all.iter().map(|d| (d.number, d)).collect(),
+            deals,
+            games,
         }
+    }
+
+    /// The deal of the game at `index`, its seating, and the game's ordinal.
+    fn find(&self, index: u64) -> Option<(&'a Deal, u32, u64)> {
+        let &(deal, first) = self.deals.get(&(index / schedule::SEATING_SPAN))?;
+        let s = (index % schedule::SEATING_SPAN) as u32;
+        (s < deal.seatings()).then_some((deal, s, first + s as u64))
     }
 }
 
 impl Schedule for LeagueSchedule<'_> {
+    fn games(&self) -> Option<u64> {
+        Some(self.games)
+    }
+
+    fn ordinal(&self, index: u64) -> Option<u64> {
+        self.find(index).map(|(_, _, ordinal)| ordinal)
+    }
+
     fn at(&self, index: u64) -> Option<Scheduled> {
-        let deal = self.deals.get(&(index / schedule::SEATING_SPAN))?;
-        let s = (index % schedule::SEATING_SPAN) as u32;
-        if s >= deal.seatings() {
-            return None;
-        }
+        let (deal, s, _) = self.find(index)?;
         let names = seating(deal.bots.len(), s)
             .into_iter()
             .map(|i| self.config.bots[deal.bots[i]].name.clone())

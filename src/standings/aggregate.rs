@@ -15,6 +15,7 @@
 //! game (`Online`) to replay them in schedule order. A test in `standings` compares everything
 //! with the game-by-game computation.
 
+use super::by_ordinal::ByOrdinal;
 use super::games::GameSummary;
 use super::rating::{stage_list, ChoiceSet, Prepared, Stages};
 use super::tally::{BotTally, Meeting, SeatTally};
@@ -120,9 +121,57 @@ struct SeatSums {
 struct Online {
     run: u32,
     index: u64,
+    seats: OnlineSeats,
+}
+
+/// A game's bots and place groups, as the online rating updates with them: 20 bytes.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct OnlineSeats {
     bots: [u32; 4],
     /// Each seat's place group; `u8::MAX` past the last seat.
     groups: [u8; 4],
+}
+
+impl OnlineSeats {
+    /// None for a game of more than 4 seats, which the online rating cannot hold here.
+    fn of(seats: &[(u32, u8)]) -> Option<OnlineSeats> {
+        if seats.len() > 4 {
+            return None;
+        }
+        let mut o = OnlineSeats {
+            bots: [0; 4],
+            groups: [u8::MAX; 4],
+        };
+        for (i, &(bot, group)) in seats.iter().enumerate() {
+            o.bots[i] = bot;
+            o.groups[i] = group;
+        }
+        Some(o)
+    }
+
+    fn update(&self, ratings: &mut [WengLinRating], seats: &mut Vec<(u32, u8)>) {
+        seats.clear();
+        for (&bot, &group) in self.bots.iter().zip(&self.groups) {
+            if group != u8::MAX {
+                seats.push((bot, group));
+            }
+        }
+        weng_lin::update(ratings, seats);
+    }
+}
+
+/// How the online rating gets its games in schedule order.
+#[derive(Clone, Debug, Default)]
+enum OnlineOrder {
+    /// Updated as the games come: a run's table, whose games come in the order they end.
+    #[default]
+    AsTheyCome,
+    /// Kept in chunks of `CHUNK` (a vector that doubles would hold up to three times the games
+    /// while it moves), sorted into schedule order at the end.
+    Sorted(Vec<Vec<Online>>),
+    /// Kept at each game's ordinal in the one schedule all the games are of
+    /// (`Sums::by_ordinal`): already in schedule order.
+    ByOrdinal(ByOrdinal<OnlineSeats>),
 }
 
 /// What the standings are computed from; see the module's note.
@@ -135,10 +184,9 @@ pub(crate) struct Sums {
     /// Per game size (index 0–4), per seat.
     seats: [Vec<SeatSums>; 5],
     meetings: Vec<Vec<Meeting>>,
-    /// The games for the online rating in schedule order, in chunks of `CHUNK` (a vector that
-    /// doubles would hold up to three times the games while it moves); None: it is updated as
-    /// games come.
-    online: Option<Vec<Vec<Online>>>,
+    /// The games for the online rating, to replay in schedule order, unless it is updated as
+    /// the games come (into `live`).
+    online: OnlineOrder,
     live: Vec<WengLinRating>,
     /// The HTML page's list of games, with bots numbered as read, or None.
     pub list: Option<GameList>,
@@ -174,10 +222,21 @@ impl Sums {
     /// games come, and keep the HTML page's game list or not.
     pub fn new(ordered: bool, list: bool) -> Sums {
         Sums {
-            online: ordered.then(Vec::new),
+            online: match ordered {
+                true => OnlineOrder::Sorted(Vec::new()),
+                false => OnlineOrder::AsTheyCome,
+            },
             list: list.then(GameList::default),
             ..Sums::default()
         }
+    }
+
+    /// The same sums for games that are all of one schedule of `games` games, each added with
+    /// its ordinal there (`add`'s `ordinal`): the online rating keeps them at their ordinals
+    /// rather than in a list to sort (see `by_ordinal`).
+    pub fn by_ordinal(mut self, games: u64) -> Sums {
+        self.online = OnlineOrder::ByOrdinal(ByOrdinal::new(games));
+        self
     }
 
     /// The same sums with every deal's Plackett–Luce stages added into one: for a run's table,
@@ -192,8 +251,22 @@ impl Sums {
         self
     }
 
-    /// Adds one game (its bots and deal numbered as read, `schedule` its run and index there).
-    pub fn add(&mut self, g: &GameSummary, schedule: Option<(u32, u64)>, runs: &[String]) {
+    /// Adds one game (its bots and deal numbered as read, `schedule` its run and index there,
+    /// `ordinal` its ordinal there for sums `by_ordinal`). Sums `by_ordinal` refuse a game
+    /// without an ordinal, or with one outside the schedule, before anything is added.
+    pub fn add(
+        &mut self,
+        g: &GameSummary,
+        schedule: Option<(u32, u64)>,
+        ordinal: Option<u64>,
+        runs: &[String],
+    ) -> Result<(), String> {
+        let seats: Vec<(u32, u8)> = g.seats.iter().map(|s| (s.bot, s.group)).collect();
+        if let OnlineOrder::ByOrdinal(games) = &mut self.online {
+            let ordinal = ordinal.ok_or("not a game of the run's schedule")?;
+            let game = OnlineSeats::of(&seats).ok_or("more than 4 seats")?;
+            games.set(ordinal, game)?;
+        }
         let place = Place::new(schedule, g.number);
         let earlier = |a: &(Place, usize), b: &(Place, usize)| {
             a.0.cmp(&b.0, runs).then(a.1.cmp(&b.1)) == Ordering::Less
@@ -336,20 +409,15 @@ impl Sums {
                 }
             }
         }
-        // The online rating.
-        let seats: Vec<(u32, u8)> = g.seats.iter().map(|s| (s.bot, s.group)).collect();
-        match &mut self.online {
-            Some(chunks) if seats.len() <= 4 => {
-                let mut o = Online {
+        // The online rating (kept by ordinal above).
+        match (&mut self.online, OnlineSeats::of(&seats)) {
+            (OnlineOrder::ByOrdinal(_), _) => {}
+            (OnlineOrder::Sorted(chunks), Some(seats)) => {
+                let o = Online {
                     run: place.run,
                     index: place.index,
-                    bots: [0; 4],
-                    groups: [u8::MAX; 4],
+                    seats,
                 };
-                for (i, &(bot, group)) in seats.iter().enumerate() {
-                    o.bots[i] = bot;
-                    o.groups[i] = group;
-                }
                 match chunks.last_mut().filter(|c| c.len() < CHUNK) {
                     Some(chunk) => chunk.push(o),
                     None => {
@@ -364,6 +432,7 @@ impl Sums {
         if let Some(list) = &mut self.list {
             list.push_game(g);
         }
+        Ok(())
     }
 
     /// The sums renumbered in schedule order (see the module's note). `names` and `runs` are the
@@ -463,7 +532,15 @@ impl Sums {
             })
             .collect();
         let online = match &self.online {
-            Some(chunks) => {
+            OnlineOrder::ByOrdinal(games) => {
+                let mut current = vec![WengLinRating::new(); n];
+                let mut seats = Vec::with_capacity(4);
+                for g in games.values() {
+                    g.update(&mut current, &mut seats);
+                }
+                current
+            }
+            OnlineOrder::Sorted(chunks) => {
                 // The games' numbers in reading order, sorted: 4 bytes a game where references
                 // took 8, at the point where the standings' memory peaks.
                 let game = |i: u32| &chunks[i as usize / CHUNK][i as usize % CHUNK];
@@ -484,17 +561,11 @@ impl Sums {
                 let mut current = vec![WengLinRating::new(); n];
                 let mut seats = Vec::with_capacity(4);
                 for g in sorted.into_iter().map(game) {
-                    seats.clear();
-                    for (&bot, &group) in g.bots.iter().zip(&g.groups) {
-                        if group != u8::MAX {
-                            seats.push((bot, group));
-                        }
-                    }
-                    weng_lin::update(&mut current, &seats);
+                    g.seats.update(&mut current, &mut seats);
                 }
                 current
             }
-            None => self.live.clone(),
+            OnlineOrder::AsTheyCome => self.live.clone(),
         };
         let online = order.iter().map(|&bot| weng_lin::of(online[bot])).collect();
         let seats = self

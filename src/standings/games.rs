@@ -2,6 +2,7 @@
 //! to what the tables and the rating need (who sat where, the places, discs, faults, move-time
 //! totals) as soon as it is read, added to the sums (`aggregate`), and dropped with its record.
 
+use super::by_ordinal::ByOrdinal;
 use crate::record::{FaultKind, FaultRecord, GameRecord, ScheduleRef, SeatRecord};
 use crate::rules::{Outcome, Seat, Square};
 use std::collections::{HashMap, HashSet};
@@ -118,7 +119,7 @@ pub struct Games {
     /// same fingerprint) or not a game of the schedule (another one). A game without a schedule
     /// is keyed by its fingerprint. Keys and values are kept as halves: an entry of a `u64`
     /// beside a `u32` is padded to 16 bytes, of three `u32`s it takes 12, of four 16.
-    seen: Option<HashMap<[u32; 2], [u32; 2]>>,
+    seen: Seen,
     /// Run names (of the records' `schedule`), in order of first appearance.
     pub(crate) runs: Vec<String>,
     /// Per bot (like `names`), each distinct command it was recorded with and where that was
@@ -132,6 +133,24 @@ pub struct Games {
     pub games: Vec<GameSummary>,
     #[cfg(test)]
     pub(crate) schedule: Vec<Option<(u32, u64)>>,
+}
+
+/// How `Games` tells a record it has counted already (see `Games::seen`).
+#[derive(Clone, Debug)]
+enum Seen {
+    /// It does not: a run's own table, whose games come from the referee, once each.
+    Nothing,
+    /// By each game's key (`place_key`, or its fingerprint outside any schedule).
+    Keys(HashMap<[u32; 2], [u32; 2]>),
+    /// Every game is of one schedule, at a known ordinal there (`Games::of_one_schedule`): by
+    /// that ordinal, with the same number and half fingerprint as `Keys` holds.
+    Ordinals(ByOrdinal<[u32; 2]>),
+}
+
+impl Seen {
+    fn is_looked_for(&self) -> bool {
+        !matches!(self, Seen::Nothing)
+    }
 }
 
 /// One name recorded with different commands: probably different bots counted as one.
@@ -370,12 +389,23 @@ impl Games {
     /// schedule order, the game list of the HTML page kept.
     pub fn new() -> Games {
         Games::empty(
-            Some(HashMap::new()),
+            Seen::Keys(HashMap::new()),
             super::aggregate::Sums::new(true, true),
         )
     }
 
-    fn empty(seen: Option<HashMap<[u32; 2], [u32; 2]>>, sums: super::aggregate::Sums) -> Games {
+    /// `new` for games that are all of one schedule of `games` games, each added with its
+    /// ordinal there (`add_at_ordinal`): a run's own games, as the standings it writes at its
+    /// end read them. The same standings as `new` gives, from less memory: what is kept per
+    /// game for the duplicates and the online rating is kept by ordinal (`by_ordinal`).
+    pub fn of_one_schedule(games: u64) -> Games {
+        Games::empty(
+            Seen::Ordinals(ByOrdinal::new(games)),
+            super::aggregate::Sums::new(true, true).by_ordinal(games),
+        )
+    }
+
+    fn empty(seen: Seen, sums: super::aggregate::Sums) -> Games {
         Games {
             names: Vec::new(),
             deals: 0,
@@ -399,7 +429,7 @@ impl Games {
     /// nothing is kept per game, and per deal only its key in `deal_index`.
     pub fn for_table() -> Games {
         Games::empty(
-            None,
+            Seen::Nothing,
             super::aggregate::Sums::new(false, false).one_deal_of_stages(),
         )
     }
@@ -432,9 +462,9 @@ impl Games {
     ) -> Result<Added, String> {
         let moves = played(record);
         let facts = Facts::of(record, &moves);
-        let digest = match self.seen {
-            Some(_) => Digest::of(&facts),
-            None => Digest::unfingerprinted(&facts),
+        let digest = match self.seen.is_looked_for() {
+            true => Digest::of(&facts),
+            false => Digest::unfingerprinted(&facts),
         };
         self.add_digest(digest, origin)
     }
@@ -445,20 +475,54 @@ impl Games {
         digest: Digest,
         origin: impl Fn(&str) -> String,
     ) -> Result<Added, String> {
+        self.add_at(digest, None, origin)
+    }
+
+    /// `add_digest` for games `of_one_schedule`, with the game's ordinal in that schedule.
+    pub fn add_at_ordinal(
+        &mut self,
+        digest: Digest,
+        ordinal: u64,
+        origin: impl Fn(&str) -> String,
+    ) -> Result<Added, String> {
+        self.add_at(digest, Some(ordinal), origin)
+    }
+
+    fn add_at(
+        &mut self,
+        digest: Digest,
+        ordinal: Option<u64>,
+        origin: impl Fn(&str) -> String,
+    ) -> Result<Added, String> {
         let fingerprint = [digest.fingerprint as u32, (digest.fingerprint >> 32) as u32];
-        let placed = digest
-            .game
-            .as_ref()
-            .ok()
-            .filter(|_| self.seen.is_some())
-            .and_then(|g| {
-                g.schedule
-                    .as_ref()
-                    .map(|s| place_key(&s.run, s.index, g.seed))
-            });
+        // The game's key among those seen by key: its place in its schedule, else its
+        // fingerprint.
+        let placed = digest.game.as_ref().ok().and_then(|g| {
+            g.schedule
+                .as_ref()
+                .map(|s| place_key(&s.run, s.index, g.seed))
+        });
         let key = placed.unwrap_or(fingerprint);
-        if let Some(&[first, check]) = self.seen.as_ref().and_then(|seen| seen.get(&key)) {
-            return Ok(if placed.is_none() || check == fingerprint[0] {
+        let first = match &self.seen {
+            Seen::Nothing => None,
+            Seen::Keys(seen) => seen.get(&key).map(|&found| (found, placed.is_some())),
+            Seen::Ordinals(seen) => match (ordinal, &digest.game) {
+                // Refused below, for why its parts do not fit together.
+                (_, Err(_)) => None,
+                (Some(ordinal), Ok(_)) if ordinal < seen.len() => {
+                    seen.get(ordinal).map(|found| (found, true))
+                }
+                (Some(ordinal), Ok(_)) => {
+                    return Err(format!(
+                        "game {ordinal} from 0 of a schedule of {} games",
+                        seen.len()
+                    ))
+                }
+                (None, Ok(_)) => return Err("not a game of the run's schedule".into()),
+            },
+        };
+        if let Some(([first, check], placed)) = first {
+            return Ok(if !placed || check == fingerprint[0] {
                 Added::Duplicate(first)
             } else {
                 Added::SamePlace(first)
@@ -512,15 +576,20 @@ impl Games {
             result: game.result,
             seats,
         };
-        self.sums.add(&game, place, &self.runs);
+        // Sums of one schedule refuse a game without an ordinal there, which was refused above.
+        self.sums.add(&game, place, ordinal, &self.runs)?;
         self.count += 1;
         #[cfg(test)]
         {
             self.schedule.push(place);
             self.games.push(game);
         }
-        if let Some(seen) = &mut self.seen {
-            seen.insert(key, [number, fingerprint[0]]);
+        match (&mut self.seen, ordinal) {
+            (Seen::Keys(seen), _) => {
+                seen.insert(key, [number, fingerprint[0]]);
+            }
+            (Seen::Ordinals(seen), Some(ordinal)) => seen.set(ordinal, [number, fingerprint[0]])?,
+            _ => {}
         }
         Ok(Added::Counted(number))
     }

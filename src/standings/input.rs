@@ -335,7 +335,12 @@ fn read_in_order<W: Write>(
     mut viewer: Option<&mut Streaming<W>>,
     listed: bool,
 ) -> Result<Read> {
-    let games = Games::new();
+    // A run's own games, of a schedule that numbers its games, are kept by those numbers.
+    let ordinals = shared.own.and_then(|own| own.schedule.games());
+    let games = match ordinals {
+        Some(n) => Games::of_one_schedule(n),
+        None => Games::new(),
+    };
     let mut read = Read {
         games: if listed {
             games
@@ -413,10 +418,18 @@ fn read_in_order<W: Write>(
                 continue;
             }
             let outcome = outcome.and_then(|game| {
-                let added = read
-                    .games
-                    .add_digest(game.digest, |id| format!("{source}, game {id}"))
-                    .map_err(|e| format!("inconsistent record: {e}"))?;
+                let origin = |id: &str| format!("{source}, game {id}");
+                let ordinal = ordinals.and(game.digest.game.as_ref().ok()).and_then(|g| {
+                    let index = g.schedule.as_ref()?.index;
+                    shared.own?.schedule.ordinal(index)
+                });
+                let added = match (ordinals, ordinal) {
+                    (Some(_), Some(ordinal)) => {
+                        read.games.add_at_ordinal(game.digest, ordinal, origin)
+                    }
+                    _ => read.games.add_digest(game.digest, origin),
+                }
+                .map_err(|e| format!("inconsistent record: {e}"))?;
                 Ok((game.viewer, added))
             });
             match outcome {

@@ -20,6 +20,7 @@
 //! ```
 
 mod aggregate;
+mod by_ordinal;
 pub mod command;
 mod compact;
 pub mod game_list;
@@ -447,6 +448,72 @@ mod tests {
             super::weng_lin::ratings(&g.games, g.names.len())[a]
         };
         assert_ne!(online_a(&in_order), online_a(&shuffled));
+    }
+
+    /// A run's own games kept by their ordinals in its schedule (`Games::of_one_schedule`, as a
+    /// league's standings at its end read them) give exactly the standings that the same games
+    /// give kept by key, duplicates and second games of one place told apart alike.
+    #[test]
+    fn games_kept_by_ordinal_give_the_standings_of_games_kept_by_key() {
+        use crate::standings::games::Digest;
+        let mut own: Vec<_> = varied_records(false)
+            .into_iter()
+            .filter(|r| r.seed.is_none() && r.schedule.as_ref().is_some_and(|s| s.run == "L"))
+            .collect();
+        assert_eq!(own.len(), 72);
+        // A copy of a game read twice, and another game in the place of one.
+        own.push(own[5].clone());
+        let mut other = own[9].clone();
+        other.duration_ms += 1;
+        own.push(other);
+        // The schedule numbers its games in the order of their indices, leaving gaps: index i is
+        // game i of 100.
+        let (mut by_key, mut by_ordinal) = (Games::new(), Games::of_one_schedule(100));
+        let mut added = Vec::new();
+        for r in &own {
+            let moves = super::games::played(r);
+            let digest = Digest::of(&super::games::Facts::of(r, &moves));
+            let index = r.schedule.as_ref().unwrap().index;
+            let a = by_key.add_digest(digest.clone(), |id| id.to_string());
+            let b = by_ordinal.add_at_ordinal(digest, index, |id| id.to_string());
+            assert_eq!(a, b, "game {}", r.game);
+            added.push(a.unwrap());
+        }
+        assert_eq!(
+            added
+                .iter()
+                .filter(|a| matches!(a, Added::Duplicate(_)))
+                .count(),
+            1
+        );
+        assert_eq!(
+            added
+                .iter()
+                .filter(|a| matches!(a, Added::SamePlace(_)))
+                .count(),
+            1
+        );
+        let options = Options {
+            replicates: 20,
+            ..Options::default()
+        };
+        let a = compute(&by_key, &options).unwrap();
+        let b = compute(&by_ordinal, &options).unwrap();
+        assert_eq!(a, b);
+        // The online rating is in the table, and it depends on the order of the games: the
+        // one by ordinal replays them in schedule order as the one by key does.
+        assert!(a.bots.iter().any(|bot| bot.weng_lin.mu != 25.0));
+        // A game without an ordinal, or past the schedule, is refused and changes nothing.
+        let r = &own[0];
+        let moves = super::games::played(r);
+        let digest = Digest::of(&super::games::Facts::of(r, &moves));
+        let mut fresh = Games::of_one_schedule(100);
+        assert!(fresh
+            .add_digest(digest.clone(), |id| id.to_string())
+            .is_err());
+        let past = fresh.add_at_ordinal(digest, 100, |id| id.to_string());
+        assert!(past.unwrap_err().contains("schedule of 100 games"));
+        assert_eq!((fresh.count(), fresh.names.len(), fresh.deals), (0, 0, 0));
     }
 
     /// A varied set of records: three runs (two sharing a name, not a seed), games outside any
