@@ -289,7 +289,9 @@ pub fn run_connect(args: &ConnectArgs) -> Result<()> {
         None => Err(fail(
             exit::BOT_START,
             format!(
-                "{}: lost the server and could not reach it again within {} s",
+                "{}: lost the server and could not reach it again within {} s (a league \
+                 stopped before its end plays on with its clients if it runs again within \
+                 their --retry)",
                 args.address, args.retry
             ),
         )),
@@ -399,6 +401,12 @@ impl Client {
             };
             match self.play(n, session) {
                 Played::Ended => {}
+                Played::NoGame => crate::stderr_line!(
+                    "multiversi connect: session {}: the server closed the connection before a \
+                     game; connecting again, for up to {} s",
+                    n + 1,
+                    self.retry.as_secs()
+                ),
                 Played::Bye(reason) => {
                     // No game will come on any connection: the other sessions stop too.
                     self.stop.store(true, Ordering::SeqCst);
@@ -424,7 +432,7 @@ impl Client {
             .take(MAX_FIRST_LINE)
             .read_until(b'\n', &mut first)
         {
-            Ok(0) | Err(_) => return Played::Ended,
+            Ok(0) | Err(_) => return Played::NoGame,
             Ok(_) => {}
         }
         if let Some(reason) = hello::is_bye(&first) {
@@ -567,6 +575,9 @@ enum Attempt {
 
 enum Played {
     Ended,
+    /// The server closed the connection before its first game: it stopped (a league stopped
+    /// before its end says no `bye`), or it let the connection go.
+    NoGame,
     Bye(String),
     BotFailed(String),
 }

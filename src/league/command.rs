@@ -723,7 +723,12 @@ pub fn play_config(config: &LeagueConfig, place: &Place) -> Result<()> {
     let played =
         crate::reporters::play_reported(&run, "league", false, false, config.standings_every, web);
     if let Some(lobby) = lobby.as_mut() {
-        lobby.close();
+        // Goodbye only when the league is over: a run that stops early (Ctrl-C, a write error)
+        // is resumed by running it again, and its clients, still trying, play on then.
+        match &played {
+            Ok(()) => lobby.close(),
+            Err(_) => lobby.stop(),
+        }
     }
     // The plan and the finished set are not needed for the standings, which read the records
     // and check them against the schedule (its deals, far fewer than the games): let them go

@@ -40,6 +40,9 @@ pub const MAX_PER_ADDRESS: usize = 64;
 /// its bot to exit before it connects again (2 s).
 const LINGER: Duration = Duration::from_secs(3);
 
+/// Why a client is asked to come back later as the run stops before the league's end.
+const STOPPED: &str = "the league has stopped before its end; it plays on when it is run again";
+
 /// What the lobby needs to know.
 pub struct LobbyConfig {
     /// The remote bots: their names and the hashes of their tokens.
@@ -81,9 +84,12 @@ struct Inner {
     /// Set as the league ends: games take no more connections, but clients coming back are
     /// still welcome, to be told `bye`.
     closing: AtomicBool,
-    /// Set once the waiting clients have been told `bye`: a client that completes its
-    /// handshake now is told `bye` at once.
+    /// Set once the waiting clients have been told `bye`, or let go (`stopped`): a client that
+    /// completes its handshake now is told `bye` at once, or to come back later.
     closed: AtomicBool,
+    /// Set when the run stops before the league's end (`Lobby::stop`): the league will go on when
+    /// it is run again, so clients are not told `bye`, which would end them.
+    stopped: AtomicBool,
     log: Mutex<LobbyLog>,
 }
 
@@ -251,6 +257,7 @@ impl Lobby {
             state: Mutex::new(state),
             arrived: Condvar::new(),
             closing: AtomicBool::new(false),
+            stopped: AtomicBool::new(false),
             closed: AtomicBool::new(false),
             log: Mutex::new(LobbyLog {
                 file: log,
@@ -285,13 +292,16 @@ impl Lobby {
         self.shared.clone()
     }
 
-    /// Ends the lobby: games can no longer take connections; clients whose connection just
-    /// ended get a moment to come back, then every waiting client is told `bye` and
-    /// disconnected, and the listening socket is closed.
+    /// Ends the lobby as the league ends: games can no longer take connections; clients whose
+    /// connection just ended get a moment to come back, then every waiting client is told `bye`
+    /// and disconnected, and the listening socket is closed.
     pub fn close(&mut self) {
         let inner = &self.shared.inner;
         if inner.closing.swap(true, Ordering::SeqCst) {
             return;
+        }
+        if inner.stopped.load(Ordering::SeqCst) {
+            return self.let_go();
         }
         let until = Instant::now() + LINGER;
         let mut state = inner.lock();
@@ -318,11 +328,49 @@ impl Lobby {
         }
         inner.last_note("closed");
     }
+
+    /// Ends the lobby as a run stops before the league's end (interrupted, or a fault that stops
+    /// it): the league goes on when it is run again, so no client is told `bye`, which would end
+    /// it. Waiting connections are closed, and a client that completes its handshake meanwhile
+    /// is told to come back later: each keeps trying for its `--retry` and plays on if the
+    /// league runs again by then.
+    pub fn stop(&mut self) {
+        let inner = &self.shared.inner;
+        inner.stopped.store(true, Ordering::SeqCst);
+        if inner.closing.swap(true, Ordering::SeqCst) {
+            return;
+        }
+        self.let_go();
+    }
+
+    fn let_go(&mut self) {
+        let inner = &self.shared.inner;
+        inner.closed.store(true, Ordering::SeqCst);
+        let idle: Vec<Session> = inner
+            .lock()
+            .pools
+            .iter_mut()
+            .flat_map(|p| p.drain(..))
+            .collect();
+        let waiting = idle.len();
+        for session in idle {
+            let _ = session.stream.shutdown(Shutdown::Both);
+        }
+        if let Some(acceptor) = self.acceptor.take() {
+            let _ = acceptor.join();
+        }
+        inner.last_note(&format!(
+            "stopped before the league's end: {waiting} waiting connection(s) closed without \
+             bye, so that their clients connect again when the league runs again"
+        ));
+    }
 }
 
+/// A lobby dropped without `close` (the run ended early, by an error) stops: its clients may
+/// come back when the league runs again.
 impl Drop for Lobby {
     fn drop(&mut self) {
-        self.close();
+        self.stop();
     }
 }
 
@@ -525,7 +573,9 @@ fn handshake(inner: &Arc<Inner>, mut stream: TcpStream, peer: SocketAddr, mut ti
     }
     if inner.closed.load(Ordering::SeqCst) {
         drop(state);
-        if stream.write_all(&welcome).is_ok() {
+        if inner.stopped.load(Ordering::SeqCst) {
+            refuse_with(&stream, STOPPED, true);
+        } else if stream.write_all(&welcome).is_ok() {
             say_bye(&stream);
         }
         return;

@@ -51,6 +51,23 @@ fn connect(port: u16, token: &Path, bot: &[&str]) -> Running {
 
 const HEAD: &str = "name = \"net\"\nplayers = 3\nmove_ms = 1000\nstartup_ms = 10000\n";
 
+/// `multiversi league CONFIG --listen 127.0.0.1:PORT --out OUT`.
+fn listening_league(config: &Path, port: u16, out: &Path) -> crate::support::TestCommand {
+    multiversi("league")
+        .arg(config)
+        .arg("--listen")
+        .arg(format!("127.0.0.1:{port}"))
+        .arg("--out")
+        .arg(out)
+}
+
+/// `DIR/league.toml`: `HEAD`, then `rest`.
+fn league_config(dir: &Path, rest: &str) -> PathBuf {
+    let config = dir.join("league.toml");
+    std::fs::write(&config, format!("{HEAD}{rest}")).unwrap();
+    config
+}
+
 fn local_bot(name: &str, command: &str) -> String {
     format!(
         "[[bot]]\nname = {}\ncommand = {}\n",
@@ -91,26 +108,15 @@ fn a_league_of_local_and_remote_bots_has_the_standings_of_a_local_league() {
     let (alice_token, alice) = token(&dir, "alice");
     let (bob_token, bob) = token(&dir, "bob");
     let port = free_port();
-    let config = dir.join("league.toml");
     let local = local_bot("r1", "builtin:random") + &local_bot("g1", "builtin:greedy");
-    std::fs::write(
-        &config,
-        format!("{HEAD}concurrency = 2\n{local}{alice}{bob}"),
-    )
-    .unwrap();
+    let config = league_config(&dir, &format!("concurrency = 2\n{local}{alice}{bob}"));
     // The participants start their clients first; they wait for the server.
     let clients = [
         connect(port, &alice_token, &["builtin:greedy"]),
         connect(port, &bob_token, &["builtin:random"]),
     ];
     let out = dir.join("league");
-    let run = multiversi("league")
-        .arg(&config)
-        .arg("--listen")
-        .arg(format!("127.0.0.1:{port}"))
-        .arg("--out")
-        .arg(&out)
-        .run();
+    let run = listening_league(&config, port, &out).run();
     run.assert_ok();
     run.assert_stderr_has(&format!("listening on 127.0.0.1:{port}"));
     assert!(!run.stderr().contains("warning"), "{}", run.stderr());
@@ -205,13 +211,7 @@ fn a_remote_bot_that_drops_or_stays_silent_is_faulted_in_words_that_say_which_an
         connect(port, &sleeper_token, &["sh", sleeps.to_str().unwrap()]),
     ];
     let out = dir.join("league");
-    multiversi("league")
-        .arg(&config)
-        .arg("--listen")
-        .arg(format!("127.0.0.1:{port}"))
-        .arg("--out")
-        .arg(&out)
-        .ok();
+    listening_league(&config, port, &out).ok();
     for client in clients {
         client.finish().assert_ok();
     }
@@ -245,6 +245,74 @@ fn a_remote_bot_that_drops_or_stays_silent_is_faulted_in_words_that_say_which_an
             }
         }
     }
+}
+
+/// A league stopped before its end (Ctrl-C) says no goodbye: its clients keep trying, and when
+/// the league is run again they play on, to its end, where it says goodbye.
+#[test]
+fn clients_of_a_stopped_league_wait_for_it_and_play_on_when_it_resumes() {
+    let dir = temp_dir("remote-resume");
+    let (alice_token, alice) = token(&dir, "alice");
+    let port = free_port();
+    let local = local_bot("r1", "builtin:random") + &local_bot("r2", "builtin:random");
+    // One deal of 6 games a round: 120 games, more than are played before the signal.
+    let config = league_config(
+        &dir,
+        &format!("rounds = 20\nconcurrency = 1\n{local}{alice}"),
+    );
+    let mut client = connect(port, &alice_token, &["builtin:random"]);
+    let out = dir.join("league");
+    let league = || listening_league(&config, port, &out).timeout(Duration::from_secs(120));
+    let first = league().spawn();
+    let records = out.join("games.jsonl");
+    let played = |path: &Path| std::fs::read_to_string(path).map_or(0, |text| text.lines().count());
+    let started = std::time::Instant::now();
+    while played(&records) < 3 {
+        assert!(
+            started.elapsed() < Duration::from_secs(60),
+            "no games recorded"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    first.signal(libc::SIGINT);
+    let first = first.finish();
+    first.assert_code(130);
+    let kept = played(&records);
+    assert!(
+        kept < 120,
+        "the league ended before the signal: {kept} games"
+    );
+    // The client was not told goodbye: it is still there, trying to connect again.
+    std::thread::sleep(Duration::from_secs(1));
+    assert!(
+        client.try_wait().is_none(),
+        "the client ended with the stopped league"
+    );
+    let log = std::fs::read_to_string(out.join("remote.log")).unwrap();
+    assert!(log.contains("stopped before the league's end"), "{log}");
+    // Run again: the league plays the games left, with the same client.
+    let second = league().run();
+    second.assert_ok();
+    let client = client.finish();
+    client.assert_ok();
+    client.assert_stderr_has("the server said goodbye: the league is over");
+    let all = read_records(&records);
+    assert_eq!(all.len(), 120);
+    let mut ids: Vec<&str> = all.iter().map(|r| r.game.as_str()).collect();
+    ids.sort_unstable();
+    ids.dedup();
+    assert_eq!(ids.len(), 120, "a game recorded twice");
+    for r in &all {
+        check_record(r);
+        let seat = r
+            .seats
+            .iter()
+            .find(|s| s.name == "alice")
+            .expect("alice plays");
+        assert_eq!(seat.command, ["remote:alice"]);
+    }
+    // Games after the resumption were played by the client's bot too.
+    assert!(all[kept..].iter().all(|r| r.faults.is_empty()));
 }
 
 #[test]
