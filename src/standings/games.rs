@@ -496,12 +496,17 @@ impl Games {
     ) -> Result<Added, String> {
         let fingerprint = [digest.fingerprint as u32, (digest.fingerprint >> 32) as u32];
         // The game's key among those seen by key: its place in its schedule, else its
-        // fingerprint.
-        let placed = digest.game.as_ref().ok().and_then(|g| {
-            g.schedule
-                .as_ref()
-                .map(|s| place_key(&s.run, s.index, g.seed))
-        });
+        // fingerprint. Hashed only where the keys are kept: a run's table adds every game.
+        let placed = digest
+            .game
+            .as_ref()
+            .ok()
+            .filter(|_| matches!(self.seen, Seen::Keys(_)))
+            .and_then(|g| {
+                g.schedule
+                    .as_ref()
+                    .map(|s| place_key(&s.run, s.index, g.seed))
+            });
         let key = placed.unwrap_or(fingerprint);
         let first = match &self.seen {
             Seen::Nothing => None,

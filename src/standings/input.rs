@@ -423,11 +423,9 @@ fn read_in_order<W: Write>(
                     let index = g.schedule.as_ref()?.index;
                     shared.own?.schedule.ordinal(index)
                 });
-                let added = match (ordinals, ordinal) {
-                    (Some(_), Some(ordinal)) => {
-                        read.games.add_at_ordinal(game.digest, ordinal, origin)
-                    }
-                    _ => read.games.add_digest(game.digest, origin),
+                let added = match ordinal {
+                    Some(ordinal) => read.games.add_at_ordinal(game.digest, ordinal, origin),
+                    None => read.games.add_digest(game.digest, origin),
                 }
                 .map_err(|e| format!("inconsistent record: {e}"))?;
                 Ok((game.viewer, added))
