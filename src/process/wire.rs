@@ -76,6 +76,8 @@ pub struct Wire {
     error: Option<io::Error>,
     /// When the last read returned: the arrival time of the lines it completed.
     read_at: Instant,
+    /// When the end of the output was read: the arrival time of a last line without its `\n`.
+    eof_at: Option<Instant>,
     /// The bot's log, if the run keeps logs.
     log: Option<BotLog>,
     /// A descriptor that becomes readable when the writer of the output is gone for good, even
@@ -115,6 +117,7 @@ impl Wire {
             eof: false,
             error: None,
             read_at: Instant::now(),
+            eof_at: None,
             log,
             end_watch: None,
             gone: false,
@@ -300,10 +303,12 @@ impl Wire {
             }
             News::TooLong => Received::TooLong(self.buffer[..cap.min(self.buffer.len())].to_vec()),
             News::LastLine => {
-                // A last line without its newline still counts as a line.
+                // A last line without its newline still counts as a line, ended by the end of
+                // the output: it arrived when that end was read, not when its bytes were
+                // (PROTOCOL.md: the time runs until the complete line has been read).
                 let line = std::mem::take(&mut self.buffer);
                 self.scanned = 0;
-                Received::Line(line, self.read_at)
+                Received::Line(line, self.eof_at.unwrap_or(self.read_at))
             }
             News::Eof => Received::Eof,
             News::Gone => Received::Gone,
@@ -420,6 +425,7 @@ impl Wire {
             match self.output.read(&mut scratch[..want]) {
                 Ok(0) => {
                     self.eof = true;
+                    self.eof_at = Some(Instant::now());
                     return;
                 }
                 Ok(n) => {

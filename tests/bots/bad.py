@@ -258,6 +258,11 @@ for line in sys.stdin:
             # Its move without the newline that ends a message, flushed: half a line.
             send(json.dumps({"type": "move", "square": msg["legal"][0]}))
             continue
+        elif mode == "no-newline-exit":
+            # Its move without the newline, then ARG ms later its exit, which ends the line.
+            send(json.dumps({"type": "move", "square": msg["legal"][0]}))
+            time.sleep(int(arg) / 1000)
+            sys.exit(0)
         elif mode == "square":
             # A move to the square named ARG, whatever the board.
             send(json.dumps({"type": "move", "square": arg}) + "\n")

@@ -584,6 +584,35 @@ fn a_ready_that_echoes_another_game_is_malformed() {
     assert!(moves_of(second, s).is_empty());
 }
 
+/// A last line ended by the bot's exit rather than its newline is an answer, and it arrived
+/// when its end did: the time recorded runs to the exit, not to the line's first bytes
+/// (PROTOCOL.md, "How time is measured").
+#[test]
+fn a_move_ended_by_the_bots_exit_is_timed_to_the_exit() {
+    let dir = temp_dir("hostile-no-newline-exit");
+    let pids = dir.join("pids");
+    let mode = "no-newline-exit";
+    let bots = [
+        bad_bot(&pids, mode, 1, "400"),
+        "builtin:random".to_string(),
+        "builtin:greedy".to_string(),
+    ];
+    let (records, _) = play(&dir, &bots, &["--games", "1", "--move-ms", "5000"]);
+    let r = &records[0];
+    let s = seat_of(r, mode);
+    let first = moves_of(r, s);
+    let first = first
+        .first()
+        .expect("its move, ended by its exit, was played");
+    assert!(
+        (400.0..5000.0).contains(&first.ms),
+        "recorded {} ms for a line whose end came 400 ms after its bytes",
+        first.ms
+    );
+    // Its output has ended: what it owes next it cannot answer.
+    assert!(r.faults.iter().any(|f| f.seat == s), "{:?}", r.faults);
+}
+
 /// A move written without its newline is no answer (the line never ends), but the timeout says
 /// that half a line came, shows it, and the hint is about the newline, not about flushing only.
 #[test]
