@@ -5,6 +5,7 @@
 
 use super::log::BotLog;
 use super::safety::{kill_group, spawn_listed, sweep_strays, unregister_group, MAX_LIVE_BOTS};
+use super::status::describe_status;
 use super::stderr::Stderr;
 use super::wire::{Received, Wire};
 use crate::limits::{Enforced, Limits};
@@ -306,14 +307,31 @@ impl BotProcess {
 
     /// The polite end: stdin closed, `grace` to exit, then SIGTERM to the group, a shorter grace,
     /// SIGKILL to the group (always, for helpers left in it), and the reap.
+    ///
+    /// A bot that had to be signalled has it said in its log, with how it ended: an author who
+    /// finds a bot's last words cut short then knows the referee ended it, and why.
     pub fn shutdown(mut self, grace: Duration) -> Option<ExitStatus> {
         self.close_stdin();
+        let mut signalled = false;
         if self.wait_exit(grace).is_none() {
+            signalled = true;
+            self.log_note(&format!(
+                "still running {} ms after its stdin closed: SIGTERM to its process group",
+                grace.as_millis()
+            ));
             let _ = killpg(Pid::from_raw(self.pgid), Signal::SIGTERM);
-            self.wait_exit(grace / 2);
+            if self.wait_exit(grace / 2).is_none() {
+                self.log_note(&format!(
+                    "still running {} ms after SIGTERM: SIGKILL to its process group",
+                    (grace / 2).as_millis()
+                ));
+            }
         }
         self.signal_kill();
         let status = self.reap();
+        if signalled {
+            self.log_note(&format!("ended ({})", describe_status(status)));
+        }
         // Helpers that left the group too, which may hold the bot's stderr open.
         sweep_strays(Some(self.pgid));
         // The group is gone, so its stderr ends at once: wait for the drainer to log the last

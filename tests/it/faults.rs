@@ -356,6 +356,44 @@ fn logs_working_directories_and_game_clocks() {
     assert!(logs.join("bot3-random.log").exists());
 }
 
+/// A bot that does not end when its stdin closes, nor on SIGTERM, is killed, and its log says
+/// each step and how it ended: its last words cut short are then explained.
+#[test]
+fn a_bot_that_will_not_end_is_signalled_and_its_log_says_so() {
+    let dir = temp_dir("faults-signalled-log");
+    let (pids, logs) = (dir.join("pids"), dir.join("logs"));
+    let linger = bad_bot(&pids, "linger", 0, "0");
+    multiversi("match")
+        .args(&[
+            &linger,
+            "builtin:random",
+            "builtin:greedy",
+            "--grace-ms",
+            "200",
+        ])
+        .arg("--log-dir")
+        .arg(&logs)
+        .record(&dir.join("games.jsonl"))
+        .ok();
+    assert_no_process_left(&pids);
+    let log = std::fs::read_to_string(logs.join("bot1-bad.log")).expect("its log");
+    let steps = [
+        "still running 200 ms after its stdin closed: SIGTERM to its process group",
+        "still running 100 ms after SIGTERM: SIGKILL to its process group",
+        "ended (killed by signal 9 (SIGKILL))",
+    ];
+    let mut at = 0;
+    for step in steps {
+        let found = log[at..]
+            .find(step)
+            .unwrap_or_else(|| panic!("{step:?} in {log}"));
+        at += found + step.len();
+    }
+    // A bot that ends by itself is not said to have been signalled.
+    let random = std::fs::read_to_string(logs.join("bot2-random.log")).expect("its log");
+    assert!(!random.contains("SIGTERM"), "{random}");
+}
+
 /// Three games of the scripted bot in `mode` (its TURN `turn`) against two built-in bots, the
 /// bots kept alive between games, with logs in `dir/logs`; checks that no process is left.
 fn three_kept_games(dir: &Path, mode: &str, turn: u32) -> Vec<GameRecord> {
