@@ -279,7 +279,7 @@ impl Game<'_> {
         }
         let sent = Instant::now();
         self.awaiting_since = Some(sent);
-        let mut deadline = sent + Duration::from_millis(setup.time.startup_ms);
+        let deadline = sent + Duration::from_millis(setup.time.startup_ms);
         let mut waiting: Vec<Seat> = Vec::new();
         for (seat, fault) in start_faults.into_iter().enumerate() {
             match fault {
@@ -355,7 +355,7 @@ impl Game<'_> {
             waiting = still;
             if !waiting.is_empty() {
                 // Bots that have answered are watched meanwhile: they owe nothing now.
-                deadline += self.wait_due(&waiting, deadline, false)?;
+                self.wait_due(&waiting, deadline, false)?;
             }
         }
         Ok(())
@@ -397,11 +397,8 @@ impl Game<'_> {
     }
 
     /// Disqualifies every bot in the game, other than those in `due`, that has written a line,
-    /// an over-long line, or ended its output: nobody asked it for anything. Returns the time
-    /// this took, which is the referee's, not the bots' it is waiting for.
-    fn fault_unrequested(&mut self, due: &[Seat]) -> Duration {
-        let started = Instant::now();
-        let mut any = false;
+    /// an over-long line, or ended its output: nobody asked it for anything.
+    fn fault_unrequested(&mut self, due: &[Seat]) {
         for seat in 0..self.out.len() {
             if self.out[seat] || due.contains(&seat) {
                 continue;
@@ -409,17 +406,23 @@ impl Game<'_> {
             let Some(fault) = self.bot(seat).unasked() else {
                 continue;
             };
-            any = true;
             // The fault is not an answer to anything: no time since a message of its own.
             let awaiting = self.awaiting_since.take();
             self.disqualify(seat, fault);
             self.awaiting_since = awaiting;
         }
-        if any {
-            started.elapsed()
-        } else {
-            Duration::ZERO
-        }
+    }
+
+    /// How many bots in the game, other than those in `due`, `fault_unrequested` would take out
+    /// now: those with output nobody asked for, or whose output has ended.
+    fn unrequested(&self, due: &[Seat]) -> usize {
+        (0..self.out.len())
+            .filter(|&seat| {
+                !self.out[seat]
+                    && !due.contains(&seat)
+                    && self.players[self.order[seat]].has_output()
+            })
+            .count()
     }
 
     /// Looks at every bot's output without waiting and disqualifies those that wrote unasked.
@@ -429,21 +432,24 @@ impl Game<'_> {
     }
 
     /// Waits until a seat in `due` has something to read (a line, an over-long line, the end of
-    /// its output) or `deadline` passes, watching every other bot of the game meanwhile: one that
-    /// writes unasked or dies is disqualified the moment it is noticed, at the ply of the moment.
-    /// With `until_alone`, stops as well when at most one player is left.
+    /// its output) or `deadline` passes, watching every other bot of the game meanwhile; then
+    /// disqualifies those that wrote unasked or ended, at the ply of the moment. With
+    /// `until_alone`, stops as well when at most one player would be left.
     ///
-    /// Returns the time the referee spent on such disqualifications: it is not the due bots'
-    /// time, so their deadline moves by as much, and their answer time counts without it.
+    /// Why the others are taken out only once the wait is over: taking a bot out can take the
+    /// referee a few hundred milliseconds (a helper that may let go of its output, an exit
+    /// status to wait for), while the due bots think on. Done inside the wait, their answers
+    /// would sit unread meanwhile, and be timed by when the referee got back to them; done after
+    /// it, their answers are read, and timed, as they come, and the deadline stays where it was
+    /// set (PROTOCOL.md, "How time is measured").
     fn wait_due(
         &mut self,
         due: &[Seat],
         deadline: Instant,
         until_alone: bool,
-    ) -> Result<Duration, Interrupted> {
-        let mut paused = Duration::ZERO;
+    ) -> Result<(), Interrupted> {
         // An answer that is there already is taken without a `ppoll` first: it is what a bot
-        // that answers at once has done by the time the referee looks (on one CPU, always).
+        // that answers at once has done by the time the referee looks (on one CPU, often).
         for &seat in due {
             self.bot(seat).read_now();
         }
@@ -454,23 +460,17 @@ impl Game<'_> {
             let news = due
                 .iter()
                 .any(|&seat| self.players[self.order[seat]].has_news());
-            if news || (until_alone && self.in_game() <= 1) {
-                return Ok(paused);
+            if news || (until_alone && self.in_game() - self.unrequested(due) <= 1) {
+                break;
             }
             let now = Instant::now();
-            if now >= deadline + paused {
-                return Ok(paused);
+            if now >= deadline {
+                break;
             }
-            self.poll_bots(deadline + paused - now);
-            // The due bots first: a line that has arrived is an answer, and is taken before the
-            // referee spends any time on others.
-            let answered = due
-                .iter()
-                .any(|&seat| self.players[self.order[seat]].has_output());
-            if !answered {
-                paused += self.fault_unrequested(due);
-            }
+            self.poll_bots(deadline - now);
         }
+        self.fault_unrequested(due);
+        Ok(())
     }
 
     /// Plays turns until the board is finished or at most one player is left.
@@ -539,15 +539,14 @@ impl Game<'_> {
             .write_line(&mut turn);
             let sent = Instant::now();
             self.awaiting_since = Some(sent);
-            let mut deadline = sent + Duration::from_millis(time_ms);
+            let deadline = sent + Duration::from_millis(time_ms);
             if !self.bot(seat).is_running() {
                 // Not running but not out: cannot happen (a fault takes both). Disqualify.
                 self.disqualify(seat, Fault::new(FaultKind::Crash, "not running", None));
                 continue;
             }
             self.bot(seat).send(&turn);
-            let paused = self.wait_due(&[seat], deadline, true)?;
-            deadline += paused;
+            self.wait_due(&[seat], deadline, true)?;
             if self.in_game() <= 1 {
                 self.bot(seat).drop_late_answer(deadline);
                 break;
@@ -577,11 +576,7 @@ impl Game<'_> {
                     continue;
                 }
             };
-            let ms = at
-                .saturating_duration_since(sent)
-                .saturating_sub(paused)
-                .as_secs_f64()
-                * 1000.0;
+            let ms = at.saturating_duration_since(sent).as_secs_f64() * 1000.0;
             let square = match judge_move(&line, ply) {
                 Ok(square) => square,
                 Err(fault) => {

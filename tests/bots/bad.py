@@ -230,6 +230,14 @@ for line in sys.stdin:
             send(json.dumps({"type": "move", "square": msg["legal"][0]}) + "\n")
             time.sleep(int(arg) / 1000)
             sys.exit(3)
+        elif mode == "die-later-helper":
+            # Answers, then ARG ms later leaves a helper holding its stdout and exits, while
+            # another bot is thinking: taking it out costs the referee a grace to wait.
+            send(json.dumps({"type": "move", "square": msg["legal"][0]}) + "\n")
+            time.sleep(int(arg) / 1000)
+            helper = subprocess.Popen(["sleep", "30"])
+            note_pid(helper.pid)
+            os._exit(0)
         elif mode in ("helper-exit", "move-helper-exit"):
             # Starts a helper that inherits its stdout and outlives it, then exits at once (after
             # writing its move, with "move-helper-exit"): its exit ends no output.

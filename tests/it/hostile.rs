@@ -584,6 +584,42 @@ fn a_ready_that_echoes_another_game_is_malformed() {
     assert!(moves_of(second, s).is_empty());
 }
 
+/// A bot taken out while another thinks does not stop the other's clock, nor move its
+/// deadline: taking it out (here, a grace for the helper it left holding its stdout) is the
+/// referee's work, done once the thinking bot's answer is in, which is timed as it came.
+#[test]
+fn a_bot_taken_out_during_anothers_turn_leaves_that_turns_time_as_it_was() {
+    let dir = temp_dir("hostile-out-during-a-turn");
+    let pids = dir.join("pids");
+    let (dies, slow) = ("die-later-helper", "slow");
+    let bots = [
+        bad_bot(&pids, dies, 1, "50"),
+        bad_bot(&pids, slow, 1, "300"),
+        "builtin:random".to_string(),
+    ];
+    let (records, _) = play(&dir, &bots, &["--games", "1", "--move-ms", "5000"]);
+    assert_no_process_left(&pids);
+    let r = &records[0];
+    let (d, s) = (seat_of(r, dies), seat_of(r, slow));
+    let fault = r
+        .faults
+        .iter()
+        .find(|f| f.seat == d)
+        .expect("the bot that left");
+    assert_eq!(fault.kind, FaultKind::Crash, "{fault:?}");
+    assert!(
+        fault.detail.contains("still holds its stdout open"),
+        "{fault:?}"
+    );
+    let first = moves_of(r, s);
+    let first = first.first().expect("the slow bot's move");
+    assert!(
+        first.ms >= 300.0 && first.ms < 5000.0,
+        "a move that took 300 ms recorded at {} ms",
+        first.ms
+    );
+}
+
 /// A last line ended by the bot's exit rather than its newline is an answer, and it arrived
 /// when its end did: the time recorded runs to the exit, not to the line's first bytes
 /// (PROTOCOL.md, "How time is measured").
