@@ -339,11 +339,23 @@ impl Connection {
     }
 
     /// What the bot wrote while it owed nothing (a second answer, a move before its turn, a
-    /// line after `end`), or the end of its output then: the fault, judged without waiting.
-    /// None when it has written nothing.
+    /// line after `end`, even part of one), or the end of its output then: the fault, judged
+    /// without waiting. None when it has written nothing.
     pub fn unasked(&mut self) -> Option<Fault> {
         if !self.has_output() {
-            return None;
+            // Bytes without their newline are output too: left for later, they would be read as
+            // the start of the bot's next answer, and judged there, a turn late.
+            let partial = self.process.as_ref()?.wire().partial_line();
+            if partial.is_empty() {
+                return None;
+            }
+            return Some(Fault::malformed(
+                format!(
+                    "sent {} byte(s) of a line, without its newline, when no reply was due",
+                    partial.len()
+                ),
+                partial,
+            ));
         }
         let p = self.process.as_mut()?.wire_mut();
         Some(match p.recv_line(Instant::now(), MAX_LINE_BYTES) {

@@ -213,6 +213,11 @@ for line in sys.stdin:
             answer = json.dumps({"type": "move", "square": msg["legal"][0]}) + "\n"
             send(answer + answer)
             continue
+        elif mode == "spam-partial":
+            # Its answer, and in the same write the start of a line it never ends.
+            answer = json.dumps({"type": "move", "square": msg["legal"][0]}) + "\n"
+            send(answer + '{"type":"mo')
+            continue
         elif mode == "stale":
             # Answers, and answers the same turn again only after reading its next turn.
             stale = move(msg["legal"][0], msg)

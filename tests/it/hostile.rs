@@ -66,6 +66,44 @@ fn a_second_answer_is_malformed_at_the_ply_it_arrives_in_every_game() {
     }
 }
 
+/// Part of a line written with an answer is output nobody asked for, as a whole line is:
+/// noticed before anything more goes out, not carried into the bot's next answer.
+#[test]
+fn part_of_a_line_sent_with_an_answer_is_malformed_at_the_ply_it_arrives() {
+    let dir = temp_dir("hostile-spam-partial");
+    let pids = dir.join("pids");
+    let mode = "spam-partial";
+    let bots = [
+        bad_bot(&pids, mode, 1, ""),
+        bad_bot(&pids, "slow", 2, "150"),
+        bad_bot(&pids, "slow", 2, "150"),
+    ];
+    let (records, _) = play(&dir, &bots, &["--games", "3"]);
+    assert_eq!(records.len(), 3);
+    for r in &records {
+        check_record(r);
+        let s = seat_of(r, mode);
+        assert_eq!(r.faults.len(), 1, "{:?}", r.faults);
+        let f = &r.faults[0];
+        assert_eq!(
+            (f.seat, f.kind, f.ply),
+            (s, FaultKind::Malformed, s as u32 + 1),
+            "{f:?}"
+        );
+        assert_eq!(
+            f.detail, "sent 11 byte(s) of a line, without its newline, when no reply was due",
+            "{f:?}"
+        );
+        assert!(
+            f.text.as_deref().unwrap_or("").contains(r#""type":"mo"#),
+            "{f:?}"
+        );
+        // Its one answer was played as its move.
+        assert!(r.moves.iter().any(|m| m.seat == s && m.ply == s as u32));
+    }
+    verify_holds(&dir.join("games.jsonl"));
+}
+
 #[test]
 fn a_move_before_any_turn_and_a_death_between_turns_are_faults_when_they_happen() {
     let handles: Vec<_> = [("eager", 0u32), ("die-later", 1)]
