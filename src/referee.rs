@@ -631,9 +631,10 @@ impl Game<'_> {
         if interrupted() {
             return;
         }
+        // To the microsecond, as a move's `ms` in the record.
         let noticed_ms = self
             .awaiting_since
-            .map(|sent| sent.elapsed().as_secs_f64() * 1000.0);
+            .map(|sent| (sent.elapsed().as_secs_f64() * 1e6).round() / 1000.0);
         let ply = self.position.ply();
         let note = format!(
             "game {} seat {seat}: disqualified at ply {ply}: {}: {}",

@@ -212,6 +212,8 @@ fn an_exit_behind_a_helper_that_holds_stdout_is_a_crash_when_it_happens() {
                     assert_eq!((f.ply, f.detail.as_str()), (s as u32, exited), "{f:?}");
                     let ms = fault_ms.flatten().expect("the fault's ms");
                     assert!(ms < 5000.0, "noticed after {ms} ms");
+                    // To the microsecond, as the record's times are, not a float's last digits.
+                    assert_eq!((ms * 1000.0).round() / 1000.0, ms, "{ms}");
                     assert!(r.moves.iter().all(|m| m.seat != s));
                 } else {
                     // Its move counted; its exit was noticed at the next ply, when it owed
