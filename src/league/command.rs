@@ -492,6 +492,14 @@ pub fn play_config(config: &LeagueConfig, place: &Place) -> Result<()> {
                 ));
             }
         }
+        // A file where --out needs a directory (`--out afile/sub`): the directory cannot be
+        // made, an output failure, as it is for `standings --out`.
+        Err(e) if e.raw_os_error() == Some(libc::ENOTDIR) => {
+            return Err(fail(
+                exit::OUTPUT,
+                format!("cannot create {}: {e}", out.display()),
+            ))
+        }
         Err(e) => {
             return Err(fail(
                 exit::BAD_INPUT,

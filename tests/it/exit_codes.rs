@@ -204,3 +204,27 @@ fn output_to_a_full_disk_is_exit_5() {
         .run();
     out.assert_code(5);
 }
+
+/// A file where `--out` needs a directory is an output failure (exit 5) for a league as for the
+/// standings, with the same words: not an unreadable input (exit 3).
+#[test]
+fn an_out_directory_under_a_file_is_exit_5() {
+    let dir = temp_dir("exit-out-under-a-file");
+    std::fs::write(dir.join("afile"), "").unwrap();
+    let out_dir = dir.join("afile").join("sub");
+    let config = dir.join("league.toml");
+    let bots = (1..=3)
+        .map(|i| format!("[[bot]]\nname = \"r{i}\"\ncommand = \"builtin:random\"\n"))
+        .collect::<String>();
+    std::fs::write(&config, format!("name = \"x\"\nplayers = 3\n{bots}")).unwrap();
+    let out = multiversi("league")
+        .arg(&config)
+        .arg("--out")
+        .arg(&out_dir)
+        .run();
+    out.assert_code(5);
+    out.assert_stderr_has(&format!(
+        "cannot create {}: Not a directory",
+        out_dir.display()
+    ));
+}
