@@ -70,6 +70,11 @@ pub fn random_opening(rules: &Rules, plies: u32, seed: u64) -> Vec<Square> {
     moves
 }
 
+/// Milliseconds rounded to the microsecond: how every time a game reports is written.
+fn to_the_microsecond(ms: f64) -> f64 {
+    (ms * 1000.0).round() / 1000.0
+}
+
 /// The run was interrupted by a signal; the game is not recorded.
 #[derive(Debug)]
 pub struct Interrupted;
@@ -420,7 +425,7 @@ impl Game<'_> {
             .filter(|&seat| {
                 !self.out[seat]
                     && !due.contains(&seat)
-                    && self.players[self.order[seat]].has_output()
+                    && self.players[self.order[seat]].has_unasked()
             })
             .count()
     }
@@ -595,7 +600,7 @@ impl Game<'_> {
                         square,
                         kind: played.kind,
                         flips: played.flips,
-                        ms: (ms * 1000.0).round() / 1000.0,
+                        ms: to_the_microsecond(ms),
                     };
                     last_move_ms[seat] = Some(record.ms);
                     self.observer.moved(&setup.game, &record, &self.position);
@@ -631,10 +636,9 @@ impl Game<'_> {
         if interrupted() {
             return;
         }
-        // To the microsecond, as a move's `ms` in the record.
         let noticed_ms = self
             .awaiting_since
-            .map(|sent| (sent.elapsed().as_secs_f64() * 1e6).round() / 1000.0);
+            .map(|sent| to_the_microsecond(sent.elapsed().as_secs_f64() * 1000.0));
         let ply = self.position.ply();
         let note = format!(
             "game {} seat {seat}: disqualified at ply {ply}: {}: {}",

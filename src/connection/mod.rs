@@ -338,6 +338,19 @@ impl Connection {
         ))
     }
 
+    /// Whether `unasked` would find a fault now: a line, an over-long line, the end of the
+    /// output, or bytes without their newline.
+    pub fn has_unasked(&self) -> bool {
+        self.has_output() || !self.partial_line().is_empty()
+    }
+
+    /// The bytes read that do not form a line yet (none for a bot that is not running).
+    fn partial_line(&self) -> &[u8] {
+        self.process
+            .as_ref()
+            .map_or(&[][..], |p| p.wire().partial_line())
+    }
+
     /// What the bot wrote while it owed nothing (a second answer, a move before its turn, a
     /// line after `end`, even part of one), or the end of its output then: the fault, judged
     /// without waiting. None when it has written nothing.
@@ -345,7 +358,7 @@ impl Connection {
         if !self.has_output() {
             // Bytes without their newline are output too: left for later, they would be read as
             // the start of the bot's next answer, and judged there, a turn late.
-            let partial = self.process.as_ref()?.wire().partial_line();
+            let partial = self.partial_line();
             if partial.is_empty() {
                 return None;
             }
@@ -440,10 +453,7 @@ impl Connection {
                     None => {
                         // Half a line is not an answer, but it tells a bot that forgot its
                         // newline (or to flush it) from one that never answered.
-                        let partial = self
-                            .process
-                            .as_ref()
-                            .map_or(&[][..], |p| p.wire().partial_line());
+                        let partial = self.partial_line();
                         let broken = self
                             .process
                             .as_ref()

@@ -96,11 +96,11 @@ impl serde::Serialize for Square {
             return s.collect_str(self);
         }
         let row = self.row + 1;
-        let mut name = [b'a' + self.col, b'0' + row / 10, b'0' + row % 10];
+        let mut name = [b'a' + self.col, b'0' + row, 0];
         let len = if row < 10 {
-            name[1] = b'0' + row;
             2
         } else {
+            name[1..].copy_from_slice(&[b'0' + row / 10, b'0' + row % 10]);
             3
         };
         // Only ASCII letters and digits were written.
