@@ -133,7 +133,8 @@ pub fn json_string(text: &str) -> Vec<u8> {
     serde_json::to_vec(text).unwrap_or_else(|_| b"\"\"".to_vec())
 }
 
-fn push_square(line: &mut Vec<u8>, sq: Square) {
+/// A square's name as a JSON string, for a square that has one (`Square::short_name`).
+pub(crate) fn push_square(line: &mut Vec<u8>, sq: Square) {
     // The five bytes of the longest name copied at once and the line cut back to the name's
     // length: a copy of known size, where a copy of the name's own length calls `memcpy`. This
     // runs for every legal move.
@@ -150,7 +151,7 @@ fn push_square(line: &mut Vec<u8>, sq: Square) {
     line.truncate(at + len);
 }
 
-fn push_number(line: &mut Vec<u8>, n: u64) {
+pub(crate) fn push_number(line: &mut Vec<u8>, n: u64) {
     // Plies, seats and most limits have one or two digits.
     if n < 10 {
         line.push(b'0' + n as u8);

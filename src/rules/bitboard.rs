@@ -489,6 +489,16 @@ pub enum MoveKind {
     Placing,
 }
 
+impl MoveKind {
+    /// The word records and messages spell the kind with, as serde writes it (a test checks).
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            MoveKind::Flipping => "flipping",
+            MoveKind::Placing => "placing",
+        }
+    }
+}
+
 /// Index of the neutral disc in `Board::discs`; seats are 0..4.
 pub const NEUTRAL: usize = 4;
 

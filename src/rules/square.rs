@@ -86,27 +86,46 @@ pub fn parse_square_list(text: &str) -> Result<Vec<Square>, ParseSquareError> {
         .collect()
 }
 
-impl serde::Serialize for Square {
-    /// The name as one string, written from a few bytes on the stack rather than through
-    /// `Display`: a record holds a square for every move and every flipped disc, and formatting
-    /// each one was most of what writing a game's record cost (`valgrind --tool=callgrind`).
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+/// A square's name in a few bytes on the stack: what records write for every move and every
+/// flipped disc, where formatting each one through `Display` was most of what writing a game's
+/// record cost (`valgrind --tool=callgrind`).
+#[derive(Clone, Copy)]
+pub struct ShortName {
+    bytes: [u8; 3],
+    len: u8,
+}
+
+impl ShortName {
+    pub fn as_str(&self) -> &str {
+        // Only ASCII letters and digits are ever written (see `Square::short_name`).
+        std::str::from_utf8(&self.bytes[..self.len as usize]).unwrap_or("")
+    }
+}
+
+impl Square {
+    /// The name as `ShortName`, for the squares a name can be given to here (columns `a` to
+    /// `z`, rows 1 to 99); `None` beyond them, where only `Display` spells it.
+    pub fn short_name(self) -> Option<ShortName> {
         if self.col >= MAX_NAME_SIDE || self.row >= 99 {
-            // Not a name this project writes; as `Display` has it.
-            return s.collect_str(self);
+            return None;
         }
         let row = self.row + 1;
-        let mut name = [b'a' + self.col, b'0' + row, 0];
+        let mut bytes = [b'a' + self.col, b'0' + row, 0];
         let len = if row < 10 {
             2
         } else {
-            name[1..].copy_from_slice(&[b'0' + row / 10, b'0' + row % 10]);
+            bytes[1..].copy_from_slice(&[b'0' + row / 10, b'0' + row % 10]);
             3
         };
-        // Only ASCII letters and digits were written.
-        match std::str::from_utf8(&name[..len]) {
-            Ok(name) => s.serialize_str(name),
-            Err(_) => s.collect_str(self),
+        Some(ShortName { bytes, len })
+    }
+}
+
+impl serde::Serialize for Square {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self.short_name() {
+            Some(name) => s.serialize_str(name.as_str()),
+            None => s.collect_str(self),
         }
     }
 }

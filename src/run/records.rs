@@ -7,7 +7,7 @@
 //! them. A game's line is serialised by the worker that played it (`Line::of`), so that the
 //! writer does nothing but write.
 
-use crate::record::{GameRecord, OwnGames, Schedule, ScheduleRef, Whose, FORMAT};
+use crate::record::{GameRecord, MoveRecord, OwnGames, Schedule, ScheduleRef, Whose, FORMAT};
 use std::collections::HashSet;
 use std::fs::File;
 use std::io::{BufRead, IoSlice, Read, Seek, SeekFrom, Write};
@@ -101,7 +101,7 @@ impl RecordFile {
 
     /// Appends one game as one line with a single write, then forces it to disk. A write that
     /// fails leaves the file as it was.
-    pub fn append(&self, record: &GameRecord) -> std::io::Result<()> {
+    pub fn append(&self, record: &mut GameRecord) -> std::io::Result<()> {
         if let (_, Some(e)) = self.write_lines(&[&Line::of(record)?]) {
             return Err(e);
         }
@@ -230,17 +230,38 @@ impl Line {
     /// the worker that played it; a serialiser's growing buffer (a few KB more than the line,
     /// freed later by another thread) left holes in that memory that nothing of that size
     /// filled again, and over a long run they added up to most of what the referee held.
-    pub fn of(record: &GameRecord) -> std::io::Result<Line> {
-        SERIALISED.with_borrow_mut(|buffer| {
+    ///
+    /// The moves, most of a line, are written by `MoveRecord::write_all_json`, the rest by
+    /// serde: the moves are taken out of the record for serde to write an empty array, which
+    /// they then fill (and put back). The line is the same, byte for byte, as serde's of the
+    /// whole record; a test checks it.
+    pub fn of(record: &mut GameRecord) -> std::io::Result<Line> {
+        let moves = std::mem::take(&mut record.moves);
+        let line = SERIALISED.with_borrow_mut(|buffer| {
             buffer.clear();
-            serde_json::to_writer(&mut *buffer, record)?;
-            buffer.push(b'\n');
-            Ok(Line {
-                bytes: buffer.as_slice().to_vec(),
-            })
-        })
+            serde_json::to_writer(&mut *buffer, &*record)?;
+            let rest = buffer.len();
+            // The first `"moves":[]` is the record's own: a quote inside a string is escaped,
+            // and no object inside a record has a key of that name.
+            let Some(at) = memchr::memmem::find(buffer, EMPTY_MOVES) else {
+                return Err(std::io::Error::other("a record without its moves"));
+            };
+            let at = at + EMPTY_MOVES.len() - 2;
+            MoveRecord::write_all_json(&moves, buffer)?;
+            let mut bytes = Vec::with_capacity(buffer.len() + 1);
+            bytes.extend_from_slice(&buffer[..at]);
+            bytes.extend_from_slice(&buffer[rest..]);
+            bytes.extend_from_slice(&buffer[at + 2..rest]);
+            bytes.push(b'\n');
+            Ok(Line { bytes })
+        });
+        record.moves = moves;
+        line
     }
 }
+
+/// What serde writes for a record's moves when there are none.
+const EMPTY_MOVES: &[u8] = b"\"moves\":[]";
 
 /// Counts the games (lines that are a whole record) and the damaged lines of a file. A record
 /// is told by its `format` alone: what else is wrong with it is for `replay --verify` to say,
@@ -455,6 +476,56 @@ mod tests {
         let (n, failed) = write_all_vectored(&mut out, &parts);
         assert_eq!((n, failed.is_some()), (7, true));
         assert_eq!(out.taken, b"\nabc\nde");
+    }
+
+    /// The line of a game is what serde writes for the whole record, byte for byte, although
+    /// its moves are written by hand; and the record keeps its moves.
+    #[test]
+    fn a_line_is_what_serde_writes_for_the_whole_record() {
+        use crate::rules::{BoardKind, Square};
+        use crate::standings::game_on;
+        let boards = [
+            (BoardKind::Eight, 4, false, ""),
+            (BoardKind::Ten, 3, true, "c3"),
+            (BoardKind::Octagon, 4, false, ""),
+        ];
+        let mut records: Vec<GameRecord> = (1u64..=9)
+            .zip(boards.iter().cycle())
+            .map(|(seed, &(board, players, anti, blocked))| {
+                let fault = (seed % 3 == 0).then_some((1, seed as u32 * 4));
+                game_on(board, players, anti, blocked, seed, fault)
+            })
+            .collect();
+        let mut odd = records[0].clone();
+        // A name that spells the key the moves are put after; a square beyond every name; a
+        // time that is not a number; and a record without moves.
+        odd.seats[0].name = "\"moves\":[] {\"moves\":[]}".into();
+        odd.moves[1].flips.push(Square::new(40, 120));
+        odd.moves[2].square = Square::new(27, 3);
+        odd.moves[3].ms = f64::NAN;
+        odd.moves[4].ms = 1e-7;
+        odd.moves[5].ply = u32::MAX;
+        records.push(odd);
+        let mut empty = records[1].clone();
+        empty.moves.clear();
+        records.push(empty);
+        let kinds: HashSet<_> = records
+            .iter()
+            .flat_map(|r| &r.moves)
+            .map(|m| m.kind)
+            .collect();
+        assert_eq!(kinds.len(), 2, "both kinds of move are written");
+        for mut record in records {
+            let mut expected = serde_json::to_vec(&record).unwrap();
+            expected.push(b'\n');
+            let before = format!("{record:?}");
+            let line = Line::of(&mut record).unwrap();
+            assert_eq!(
+                String::from_utf8_lossy(&line.bytes),
+                String::from_utf8_lossy(&expected)
+            );
+            assert_eq!(format!("{record:?}"), before);
+        }
     }
 
     #[test]

@@ -561,7 +561,7 @@ fn worker(shared: &Shared, tx: mpsc::Sender<Message>, commit: Option<mpsc::SyncS
                 .iter()
                 .map(|&i| !shared.answered[deal.bots[i]].load(Ordering::SeqCst))
                 .collect();
-            let Ok(record) = play_game(&setup, &mut players, &seating, &mut relay) else {
+            let Ok(mut record) = play_game(&setup, &mut players, &seating, &mut relay) else {
                 break;
             };
             played += 1;
@@ -577,17 +577,16 @@ fn worker(shared: &Shared, tx: mpsc::Sender<Message>, commit: Option<mpsc::SyncS
                 }
             }
             if let Some(file) = run.record.as_ref().filter(|_| recorded) {
-                let failed = |e: std::io::Error| {
+                let failed = |game: &str, e: std::io::Error| {
                     let _ = tx.send(Message::WriteFailed(format!(
-                        "{}: cannot write game {}: {e}",
+                        "{}: cannot write game {game}: {e}",
                         file.path().display(),
-                        record.game
                     )));
                 };
                 let Some(commit) = &commit else {
                     // No writer thread: this worker records and syncs the game itself.
-                    if let Err(e) = file.append(&record) {
-                        failed(e);
+                    if let Err(e) = file.append(&mut record) {
+                        failed(&record.game, e);
                         break;
                     }
                     relay.send(Event::GameEnded {
@@ -597,10 +596,10 @@ fn worker(shared: &Shared, tx: mpsc::Sender<Message>, commit: Option<mpsc::SyncS
                     });
                     continue;
                 };
-                let line = match Line::of(&record) {
+                let line = match Line::of(&mut record) {
                     Ok(line) => line,
                     Err(e) => {
-                        failed(e);
+                        failed(&record.game, e);
                         break;
                     }
                 };

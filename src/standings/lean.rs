@@ -178,7 +178,7 @@ fn boil(r: &Record, moves: &[Played], flips: &[usize]) -> Option<Digest> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::record::{FaultKind, GameRecord, MoveRecord};
     use crate::replay::read::read_line;
@@ -256,7 +256,7 @@ mod tests {
     /// A game played to its end under these rules by moves drawn from `seed`, recorded as the
     /// referee records it: the times rounded to the microsecond, some of them 0, and with
     /// `fault`, a seat disqualified at a ply, its turns skipped from then on.
-    fn game_on(
+    pub(crate) fn game_on(
         board: BoardKind,
         players: u32,
         anti: bool,

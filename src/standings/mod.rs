@@ -34,6 +34,9 @@ pub mod weng_lin;
 
 pub use game_list::{GameLine, GameList};
 pub use games::{Added, GameSummary, Games, NameClash};
+/// Whole games as the referee records them, for tests elsewhere.
+#[cfg(test)]
+pub(crate) use lean::tests::game_on;
 pub use tally::{BotTally, Meeting, SeatTally};
 
 /// What to compute.
