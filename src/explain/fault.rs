@@ -30,6 +30,8 @@ pub struct FaultedBot<'a> {
     pub log: Option<&'a Path>,
     /// A built-in bot: its faults are not a bot author's mistakes.
     pub builtin: bool,
+    /// A bot over the network: its log holds the referee's notes, not its stderr.
+    pub remote: bool,
 }
 
 /// The message printed on stderr when a bot is disqualified: a first line that names the game,
@@ -61,6 +63,11 @@ pub fn fault_message(game: &str, bot: &FaultedBot, fault: &FaultRecord) -> Strin
         }
     }
     match (bot.log, lines.is_empty()) {
+        // A remote bot's stderr is on its owner's machine (`multiversi connect` shows it); its
+        // log here has the referee's side of the connection.
+        (Some(log), _) if bot.remote => {
+            out += &format!("  the referee's notes on it: {}\n", log.display())
+        }
         (Some(log), _) => out += &format!("  its whole stderr: {}\n", log.display()),
         (None, false) => {
             out += "  (to keep a bot's whole stderr, run the match with --log-dir DIR)\n"
@@ -262,6 +269,7 @@ mod tests {
             name,
             log: None,
             builtin: false,
+            remote: false,
         }
     }
 
@@ -329,6 +337,7 @@ mod tests {
             name: "brs+",
             log: None,
             builtin: true,
+            remote: false,
         };
         let text = fault_message("g", &builtin, &f);
         assert!(text.contains("the machine is busy"), "{text}");
@@ -363,6 +372,7 @@ mod tests {
                 name: "mybot",
                 log: Some(&log),
                 builtin: false,
+                remote: false,
             },
             &f,
         );
@@ -388,5 +398,29 @@ mod tests {
         assert_eq!(lines.last().unwrap(), "line 20");
         let text = fault_message("g", &bot("c"), &f);
         assert!(text.contains("run the match with --log-dir DIR"));
+    }
+
+    #[test]
+    fn a_remote_bots_log_is_not_called_its_stderr() {
+        let f = fault(
+            FaultKind::Crash,
+            "its network connection closed (a remote bot)",
+            None,
+            "",
+        );
+        let log = std::path::PathBuf::from("logs/bot3-far.log");
+        let remote = FaultedBot {
+            name: "far",
+            log: Some(&log),
+            builtin: false,
+            remote: true,
+        };
+        let text = fault_message("g", &remote, &f);
+        assert!(text.contains("shown by multiversi connect"), "{text}");
+        assert!(
+            text.ends_with("  the referee's notes on it: logs/bot3-far.log\n"),
+            "{text}"
+        );
+        assert!(!text.contains("stderr: logs"), "{text}");
     }
 }

@@ -88,6 +88,7 @@ impl Sink for FaultMessages {
                         name: &bot.name,
                         log: bot.log.as_deref(),
                         builtin: bot.builtin,
+                        remote: bot.remote,
                     };
                     let message = crate::explain::fault_message(game, &faulted, fault);
                     crate::stderr_text!("{}{message}", clear_progress());

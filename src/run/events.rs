@@ -21,6 +21,9 @@ pub struct SeatedBot {
     pub log: Option<PathBuf>,
     /// A bot built into multiversi (`builtin:NAME`).
     pub builtin: bool,
+    /// A bot over the network: its log holds the referee's notes only, its stderr stays on its
+    /// owner's machine.
+    pub remote: bool,
 }
 
 /// One thing that happened in a run.

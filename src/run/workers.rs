@@ -555,6 +555,7 @@ fn worker(shared: &Shared, tx: mpsc::Sender<Message>, commit: Option<mpsc::SyncS
                     name: players[i].spec.name.clone(),
                     log: players[i].spec.log.as_ref().map(|l| l.path().to_path_buf()),
                     builtin: run.bots[deal.bots[i]].builtin,
+                    remote: players[i].is_remote(),
                 })
                 .collect();
             relay.unproven = seating
