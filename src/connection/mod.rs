@@ -451,6 +451,24 @@ impl Connection {
                         None,
                     )),
                     None => {
+                        // A bot that floods its stderr waits on it once the referee reads it at
+                        // the flood rate: said, since that is then most likely why it is late.
+                        let turn = deadline.checked_sub(Duration::from_millis(limit_ms));
+                        let flood = self
+                            .process
+                            .as_ref()
+                            .and_then(Transport::local)
+                            .zip(turn)
+                            .is_some_and(|(p, turn)| p.stderr_held_back_since(turn));
+                        let flood = if flood {
+                            format!(
+                                "; it wrote to its stderr faster than the referee reads it \
+                                 ({} MiB a second), and waited on it",
+                                crate::process::STDERR_RATE_MIB
+                            )
+                        } else {
+                            String::new()
+                        };
                         // Half a line is not an answer, but it tells a bot that forgot its
                         // newline (or to flush it) from one that never answered.
                         let partial = self.partial_line();
@@ -468,7 +486,7 @@ impl Connection {
                             };
                             Err(Fault::new(
                                 FaultKind::Timeout,
-                                format!("no {what} within {limit_ms} ms{closed}"),
+                                format!("no {what} within {limit_ms} ms{closed}{flood}"),
                                 None,
                             ))
                         } else {
@@ -476,7 +494,7 @@ impl Connection {
                                 FaultKind::Timeout,
                                 format!(
                                     "no {what} within {limit_ms} ms; {} byte(s) of a line came \
-                                     without the newline that ends every message",
+                                     without the newline that ends every message{flood}",
                                     partial.len()
                                 ),
                                 Some(fault_text(partial)),

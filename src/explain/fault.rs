@@ -143,6 +143,11 @@ pub fn hint(fault: &FaultRecord) -> Option<String> {
             "see protocol/PROTOCOL.md for the exact form of each answer (a square is a letter and a \
              number, such as d3)."
         }
+        FaultKind::Timeout if detail.contains("faster than the referee reads it") => {
+            "the bot spent its turn writing to stderr: the referee reads a bot's stderr at a \
+             capped rate, and a bot that writes faster waits until it is read. Write less there \
+             (debug output only when debugging)."
+        }
         FaultKind::Timeout if detail.contains("without the newline that ends every message") => {
             "a message is one line and ends with a newline (\\n): write it after the JSON and \
              flush (Python's print(..., flush=True) does both; in C, printf(\"...\\n\") then \

@@ -205,6 +205,12 @@ impl BotProcess {
         self.stderr.settle(max);
     }
 
+    /// Whether the bot wrote to its stderr faster than the referee reads it (a flood) at some
+    /// time since `since`, and so waited on it.
+    pub fn stderr_held_back_since(&self, since: Instant) -> bool {
+        self.stderr.held_back_since(since)
+    }
+
     /// The last `max` bytes of the bot's stderr, as text.
     pub fn stderr_tail(&self, max: usize) -> String {
         self.stderr.tail(max)

@@ -62,7 +62,7 @@ pub use safety::{
     restore_for_child, run_guard, sweep_strays, Guard, MAX_LIVE_BOTS,
 };
 pub use status::describe_status;
-pub use stderr::STDERR_TAIL_BYTES;
+pub use stderr::{STDERR_RATE_MIB, STDERR_TAIL_BYTES};
 pub use wire::{wait_among, wait_any as wire_wait_any, Received, Wire, READ_LIMIT};
 pub use words::split_command;
 

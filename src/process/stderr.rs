@@ -29,6 +29,7 @@ impl Stderr {
             tail: VecDeque::new(),
             log,
             hurry: false,
+            held_back: None,
         }));
         let done = Arc::new(AtomicBool::new(false));
         let (thread_sink, thread_done) = (Arc::clone(&sink), Arc::clone(&done));
@@ -60,6 +61,16 @@ impl Stderr {
         String::from_utf8_lossy(&bytes).into_owned()
     }
 
+    /// Whether the bot's stderr was read at the flood rate (`STDERR_RATE`) at some time since
+    /// `since`: the bot then waited on its own full pipe, which can be why it was late.
+    pub(super) fn held_back_since(&self, since: Instant) -> bool {
+        let sink = match self.sink.lock() {
+            Ok(sink) => sink,
+            Err(poisoned) => poisoned.into_inner(),
+        };
+        sink.held_back.is_some_and(|until| until >= since)
+    }
+
     /// The bot is ending: its last stderr is read at once, not at the flood rate.
     pub(super) fn hurry(&self) {
         if let Ok(mut sink) = self.sink.lock() {
@@ -74,6 +85,8 @@ struct StderrSink {
     log: Option<BotLog>,
     /// Set once the bot is being killed: what is left in the pipe is read at full speed.
     hurry: bool,
+    /// Until when the drainer last held off reading, the bot's stderr over its rate.
+    held_back: Option<Instant>,
 }
 
 impl StderrSink {
@@ -92,7 +105,9 @@ impl StderrSink {
 /// in bytes per second. Far more than any diagnostics need; a bot that writes faster blocks on
 /// its own full pipe instead of keeping a core of the referee (and of itself) busy, which would
 /// slow the other bots of the game.
-const STDERR_RATE: f64 = 8.0 * 1024.0 * 1024.0;
+const STDERR_RATE: f64 = STDERR_RATE_MIB as f64 * 1024.0 * 1024.0;
+/// `STDERR_RATE` in MiB a second, as messages say it.
+pub const STDERR_RATE_MIB: u32 = 8;
 /// How much stderr is read at full speed before the rate applies.
 const STDERR_BURST: f64 = 1024.0 * 1024.0;
 
@@ -108,19 +123,24 @@ fn drain_stderr(mut stderr: std::process::ChildStderr, sink: Arc<Mutex<StderrSin
         match stderr.read(&mut chunk) {
             Ok(0) => return,
             Ok(n) => {
-                let hurry = match sink.lock() {
-                    Ok(mut sink) => {
-                        sink.push(&chunk[..n]);
-                        sink.hurry
-                    }
-                    Err(_) => true,
-                };
                 let now = Instant::now();
                 let refill = now.duration_since(last).as_secs_f64() * STDERR_RATE;
                 allowance = (allowance + refill).min(STDERR_BURST) - n as f64;
                 last = now;
-                if allowance < 0.0 && !hurry {
-                    thread::sleep(Duration::from_secs_f64(-allowance / STDERR_RATE));
+                let pause =
+                    (allowance < 0.0).then(|| Duration::from_secs_f64(-allowance / STDERR_RATE));
+                let hurry = match sink.lock() {
+                    Ok(mut sink) => {
+                        sink.push(&chunk[..n]);
+                        if let Some(pause) = pause.filter(|_| !sink.hurry) {
+                            sink.held_back = Some(now + pause);
+                        }
+                        sink.hurry
+                    }
+                    Err(_) => true,
+                };
+                if let Some(pause) = pause.filter(|_| !hurry) {
+                    thread::sleep(pause);
                 }
             }
             Err(e) if e.kind() == io::ErrorKind::Interrupted => {}

@@ -178,6 +178,9 @@ for line in sys.stdin:
             continue
         if mode == "hang":
             time.sleep(1000)
+        elif mode == "stderr-hog":
+            # Debug output without end instead of a move: more than the referee reads.
+            flood(2)
         elif mode in ("crash", "daemon-crash", "daemon-stdout"):
             sys.exit(3)
         elif mode == "signal":

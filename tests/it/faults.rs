@@ -41,6 +41,12 @@ fn game_with(dir: &Path, bot: &str, startup_ms: &str) -> (GameRecord, String) {
 fn each_fault_kind_is_recorded_and_the_game_goes_on() {
     let cases: &[(&str, FaultKind, &str, Option<&str>)] = &[
         ("hang", FaultKind::Timeout, "no move within 400 ms", None),
+        (
+            "stderr-hog",
+            FaultKind::Timeout,
+            "no move within 400 ms; it wrote to its stderr faster than the referee reads it",
+            None,
+        ),
         ("crash", FaultKind::Crash, "exit code 3", None),
         (
             "signal",
@@ -101,7 +107,16 @@ fn each_fault_kind_is_recorded_and_the_game_goes_on() {
                     );
                 }
                 assert!(f.text.as_deref().unwrap_or("").chars().count() <= 201);
-                if mode != "flood" {
+                // Only a bot that flooded its stderr is said to have waited on it.
+                assert_eq!(
+                    f.detail.contains("stderr"),
+                    mode == "stderr-hog",
+                    "{mode}: {f:?}"
+                );
+                if mode == "stderr-hog" {
+                    assert!(err.contains("spent its turn writing to stderr"), "{err}");
+                }
+                if mode != "flood" && mode != "stderr-hog" {
                     assert!(
                         f.stderr_tail
                             .contains(&format!("misbehaving on purpose: {mode}")),
