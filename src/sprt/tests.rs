@@ -574,3 +574,48 @@ fn a_game_that_is_not_the_schedules_at_its_index_is_refused_as_another_tests() {
     let mut unchecked = SprtState::new(setup(2)).unwrap();
     assert_eq!(unchecked.add(&seeded), Ok(Added::New));
 }
+
+/// Without an Elo estimate the report says why: too few pairs, or pairs that all scored alike
+/// (no finite difference fits a candidate that lost or won every pair).
+#[test]
+fn the_report_says_why_it_has_no_elo_estimate() {
+    let report_after = |half_points: &[u32]| {
+        let mut state = SprtState::new(setup(2)).unwrap();
+        for (unit, &h) in (0u64..).zip(half_points) {
+            for r in pair(unit, h) {
+                state.add(&r).unwrap();
+            }
+        }
+        state.report()
+    };
+    let cases: [(&[u32], &str); 6] = [
+        (&[], "no Elo estimate yet (it needs 2 pairs)"),
+        (&[4], "no Elo estimate yet (it needs 2 pairs)"),
+        (
+            &[0, 0, 0],
+            "no Elo estimate: every pair scored 0 for the candidate",
+        ),
+        (
+            &[4, 4, 4],
+            "no Elo estimate: every pair scored 1 for the candidate",
+        ),
+        (
+            &[2, 2, 2],
+            "no Elo estimate yet (every pair has scored the same)",
+        ),
+        (&[2, 3], "+"),
+    ];
+    for (half_points, words) in cases {
+        let report = report_after(half_points);
+        let text = report.text();
+        assert!(
+            text.contains(&format!("new - old: {words}")),
+            "{half_points:?}: {text}"
+        );
+        assert_eq!(
+            report.elo.is_some(),
+            half_points == [2, 3],
+            "{half_points:?}"
+        );
+    }
+}
