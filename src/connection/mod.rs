@@ -382,14 +382,10 @@ impl Connection {
                 format!("{} when no reply was due", self.describe_end()),
                 None,
             ),
-            Received::Gone => Fault::new(
-                FaultKind::Crash,
-                format!(
-                    "{} when no reply was due",
-                    self.describe_exit_behind_helper()
-                ),
-                None,
-            ),
+            Received::Gone => {
+                let status = self.exit_status_behind_helper();
+                self.crash_behind_helper(status, " when no reply was due")
+            }
         })
     }
 
@@ -437,11 +433,7 @@ impl Connection {
                 // of the exit at once (`Received::Gone`).
                 let local = self.process.as_mut().and_then(Transport::local_mut);
                 match local.and_then(|p| p.try_status()) {
-                    Some(status) => Err(Fault::new(
-                        FaultKind::Crash,
-                        exit_behind_helper(Some(status)),
-                        None,
-                    )),
+                    Some(status) => Err(self.crash_behind_helper(Some(status), "")),
                     None if self.is_remote() => Err(Fault::new(
                         FaultKind::Timeout,
                         format!(
@@ -508,11 +500,10 @@ impl Connection {
                 &prefix,
             )),
             Received::Eof => Err(Fault::new(FaultKind::Crash, self.describe_end(), None)),
-            Received::Gone => Err(Fault::new(
-                FaultKind::Crash,
-                self.describe_exit_behind_helper(),
-                None,
-            )),
+            Received::Gone => {
+                let status = self.exit_status_behind_helper();
+                Err(self.crash_behind_helper(status, ""))
+            }
         }
     }
 
@@ -557,16 +548,37 @@ impl Connection {
         }
     }
 
-    /// How a bot that exited while its stdout stays open ended, for a crash fault. Its exit was
-    /// seen (`Received::Gone`), so its status is there; it is not reaped (see
+    /// How a bot that exited while its stdout stays open ended. Its exit was seen
+    /// (`Received::Gone`), so its status is there; it is not reaped (see
     /// `BotProcess::try_status`).
-    fn describe_exit_behind_helper(&mut self) -> String {
-        let status = self
-            .process
+    fn exit_status_behind_helper(&mut self) -> Option<ExitStatus> {
+        self.process
             .as_mut()
             .and_then(Transport::local_mut)
-            .and_then(|p| p.wait_exit(Duration::from_millis(200)));
-        exit_behind_helper(status)
+            .and_then(|p| p.wait_exit(Duration::from_millis(200)))
+    }
+
+    /// The crash of a bot that exited while a process it started holds its stdout open, `when`
+    /// it was noticed: how it ended, and the part of a line it had written and never ended,
+    /// which is not an answer (its output has not ended: a line is ended by its newline or by
+    /// the end of the output) but may say what went wrong.
+    fn crash_behind_helper(&self, status: Option<ExitStatus>, when: &str) -> Fault {
+        let exited = format!(
+            "exited ({}) while a process it started still holds its stdout open{when}",
+            describe_status(status)
+        );
+        let partial = self.partial_line();
+        if partial.is_empty() {
+            return Fault::new(FaultKind::Crash, exited, None);
+        }
+        Fault::new(
+            FaultKind::Crash,
+            format!(
+                "{exited}; {} byte(s) of a line came without the newline that ends every message",
+                partial.len()
+            ),
+            Some(fault_text(partial)),
+        )
     }
 
     /// The game ended while the bot was thinking: its answer is no longer wanted, but is still
@@ -674,13 +686,6 @@ impl Connection {
 /// whether its exit was seen at once or only at the deadline: with its exit status, so that the
 /// record says how it ended, and with the helper, so that the author knows why no end of output
 /// came.
-fn exit_behind_helper(status: Option<ExitStatus>) -> String {
-    format!(
-        "exited ({}) while a process it started still holds its stdout open",
-        describe_status(status)
-    )
-}
-
 /// Ends bots politely, all at once: every stdin is closed first, so they exit in parallel.
 pub fn shut_down_all<'a>(bots: impl IntoIterator<Item = &'a mut Connection>, grace: Duration) {
     let mut bots: Vec<&mut Connection> = bots.into_iter().collect();

@@ -246,13 +246,16 @@ for line in sys.stdin:
             helper = subprocess.Popen(["sleep", "30"])
             note_pid(helper.pid)
             os._exit(0)
-        elif mode in ("helper-exit", "move-helper-exit"):
+        elif mode in ("helper-exit", "move-helper-exit", "partial-helper-exit"):
             # Starts a helper that inherits its stdout and outlives it, then exits at once (after
-            # writing its move, with "move-helper-exit"): its exit ends no output.
+            # writing its move, with "move-helper-exit", or its move without the newline, with
+            # "partial-helper-exit"): its exit ends no output.
             helper = subprocess.Popen(["sleep", "30"])
             note_pid(helper.pid)
             if mode == "move-helper-exit":
                 send(json.dumps({"type": "move", "square": msg["legal"][0]}) + "\n")
+            elif mode == "partial-helper-exit":
+                send(json.dumps({"type": "move", "square": msg["legal"][0]}))
             os._exit(0)
         elif mode == "flood-pipe":
             # An endless line without a newline through a 1 MiB pipe, as its answer.

@@ -125,7 +125,13 @@ fn a_move_before_any_turn_and_a_death_between_turns_are_faults_when_they_happen(
 /// exit then counts where it is noticed, while the next seat thinks. The same before `ready`.
 #[test]
 fn an_exit_behind_a_helper_that_holds_stdout_is_a_crash_when_it_happens() {
-    let handles: Vec<_> = ["helper-exit", "move-helper-exit", "helper-exit-at-start"]
+    let modes = [
+        "helper-exit",
+        "move-helper-exit",
+        "partial-helper-exit",
+        "helper-exit-at-start",
+    ];
+    let handles: Vec<_> = modes
         .into_iter()
         .map(|mode| {
             std::thread::spawn(move || {
@@ -182,6 +188,23 @@ fn an_exit_behind_a_helper_that_holds_stdout_is_a_crash_when_it_happens() {
                     assert!(ms < 5000.0, "noticed after {ms} ms");
                     // To the microsecond, as the record's times are, not a float's last digits.
                     assert_eq!((ms * 1000.0).round() / 1000.0, ms, "{ms}");
+                    assert!(r.moves.iter().all(|m| m.seat != s));
+                } else if mode == "partial-helper-exit" {
+                    // Half a move is no answer while its output has not ended; the fault shows
+                    // it, as a timeout would.
+                    let detail = format!(
+                        "{exited}; {} byte(s) of a line came without the newline that ends every \
+                         message",
+                        f.text.as_deref().unwrap_or_default().len()
+                    );
+                    assert_eq!((f.ply, &f.detail), (s as u32, &detail), "{f:?}");
+                    assert!(
+                        f.text
+                            .as_deref()
+                            .unwrap_or_default()
+                            .starts_with("{\"type\": \"move\""),
+                        "{f:?}"
+                    );
                     assert!(r.moves.iter().all(|m| m.seat != s));
                 } else {
                     // Its move counted; its exit was noticed at the next ply, when it owed
