@@ -133,25 +133,7 @@ pub fn json_string(text: &str) -> Vec<u8> {
     serde_json::to_vec(text).unwrap_or_else(|_| b"\"\"".to_vec())
 }
 
-/// A square's name as a JSON string, for a square that has one (`Square::short_name`).
-pub(crate) fn push_square(line: &mut Vec<u8>, sq: Square) {
-    // The five bytes of the longest name copied at once and the line cut back to the name's
-    // length: a copy of known size, where a copy of the name's own length calls `memcpy`. This
-    // runs for every legal move.
-    let row = sq.row as u32 + 1;
-    let (bytes, len) = if row >= 10 {
-        let tens = b'0' + (row / 10) as u8;
-        let units = b'0' + (row % 10) as u8;
-        ([b'"', b'a' + sq.col, tens, units, b'"'], 5)
-    } else {
-        ([b'"', b'a' + sq.col, b'0' + row as u8, b'"', 0], 4)
-    };
-    let at = line.len();
-    line.extend_from_slice(&bytes);
-    line.truncate(at + len);
-}
-
-pub(crate) fn push_number(line: &mut Vec<u8>, n: u64) {
+fn push_number(line: &mut Vec<u8>, n: u64) {
     // Plies, seats and most limits have one or two digits.
     if n < 10 {
         line.push(b'0' + n as u8);
@@ -209,7 +191,7 @@ impl TurnView<'_> {
             line.extend_from_slice(b",\"seat\":");
             push_number(line, m.seat as u64);
             line.extend_from_slice(b",\"square\":");
-            push_square(line, m.square);
+            m.square.push_json(line);
             line.push(b'}');
         }
         line.extend_from_slice(b"],\"legal\":[");
@@ -217,7 +199,7 @@ impl TurnView<'_> {
             if i > 0 {
                 line.push(b',');
             }
-            push_square(line, sq);
+            sq.push_json(line);
         }
         line.extend_from_slice(match self.kind {
             MoveKind::Flipping => b"],\"kind\":\"flipping\",\"time_ms\":",

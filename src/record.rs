@@ -210,27 +210,19 @@ impl MoveRecord {
     /// but written by hand: the keys and square names are plain ASCII that serde would still
     /// scan for characters to escape, one string at a time, and a game has some 600 of them, which
     /// made that scan most of what writing a game's record cost (`valgrind --tool=callgrind`).
-    /// A square beyond the names this project gives (`Square::short_name`) and the time go
-    /// through serde, which writes them as it always has.
+    /// Numbers go through serde, which has nothing to scan in them.
     pub fn write_all_json(moves: &[MoveRecord], out: &mut Vec<u8>) -> serde_json::Result<()> {
-        let square = |out: &mut Vec<u8>, square: Square| match square.short_name() {
-            Some(_) => {
-                crate::protocol::push_square(out, square);
-                Ok(())
-            }
-            None => serde_json::to_writer(&mut *out, &square),
-        };
         out.push(b'[');
         for (i, m) in moves.iter().enumerate() {
             if i > 0 {
                 out.push(b',');
             }
             out.extend_from_slice(b"{\"ply\":");
-            crate::protocol::push_number(out, u64::from(m.ply));
+            serde_json::to_writer(&mut *out, &m.ply)?;
             out.extend_from_slice(b",\"seat\":");
-            crate::protocol::push_number(out, m.seat as u64);
+            serde_json::to_writer(&mut *out, &m.seat)?;
             out.extend_from_slice(b",\"square\":");
-            square(out, m.square)?;
+            m.square.push_json(out);
             out.extend_from_slice(b",\"kind\":\"");
             out.extend_from_slice(m.kind.as_str().as_bytes());
             out.extend_from_slice(b"\",\"flips\":[");
@@ -238,7 +230,7 @@ impl MoveRecord {
                 if j > 0 {
                     out.push(b',');
                 }
-                square(out, flip)?;
+                flip.push_json(out);
             }
             out.extend_from_slice(b"],\"ms\":");
             serde_json::to_writer(&mut *out, &m.ms)?;

@@ -106,7 +106,7 @@ impl Square {
     /// The name as `ShortName`, for the squares a name can be given to here (columns `a` to
     /// `z`, rows 1 to 99); `None` beyond them, where only `Display` spells it.
     pub fn short_name(self) -> Option<ShortName> {
-        if self.col >= MAX_NAME_SIDE || self.row >= 99 {
+        if !self.has_short_name() {
             return None;
         }
         let row = self.row + 1;
@@ -118,6 +118,44 @@ impl Square {
             3
         };
         Some(ShortName { bytes, len })
+    }
+}
+
+impl Square {
+    #[inline]
+    fn has_short_name(self) -> bool {
+        self.col < MAX_NAME_SIDE && self.row < 99
+    }
+
+    /// The name as a JSON string, quotes included, appended to `out`: the bytes serde writes,
+    /// without its scan for characters to escape, which a name never has. The turn line writes
+    /// one for every legal move, a record one for every move and every flipped disc.
+    #[inline]
+    pub fn push_json(self, out: &mut Vec<u8>) {
+        if !self.has_short_name() {
+            return self.push_json_as_serde(out);
+        }
+        // The five bytes of the longest name copied at once and the line cut back to the
+        // name's length: a copy of known size, where a copy of the name's own length calls
+        // `memcpy`.
+        let row = self.row as u32 + 1;
+        let (bytes, len) = if row >= 10 {
+            let tens = b'0' + (row / 10) as u8;
+            let units = b'0' + (row % 10) as u8;
+            ([b'"', b'a' + self.col, tens, units, b'"'], 5)
+        } else {
+            ([b'"', b'a' + self.col, b'0' + row as u8, b'"', 0], 4)
+        };
+        let at = out.len();
+        out.extend_from_slice(&bytes);
+        out.truncate(at + len);
+    }
+
+    /// A square beyond the names this project writes, as serde has it (writing to a Vec cannot
+    /// fail). Apart, so that `push_json` stays small enough to be inlined where it runs.
+    #[cold]
+    fn push_json_as_serde(self, out: &mut Vec<u8>) {
+        let _ = serde_json::to_writer(&mut *out, &self);
     }
 }
 
@@ -175,6 +213,16 @@ mod tests {
         // Beyond what a name can give, still as `Display` writes it.
         let far = Square::new(30, 120);
         assert_eq!(serde_json::to_string(&far).unwrap(), format!("\"{far}\""));
+        // The hand-written JSON is serde's, for every name up to row 99 and beyond them.
+        for col in (0..MAX_NAME_SIDE).chain([MAX_NAME_SIDE, 40]) {
+            for row in (0..99).chain([99, 120]) {
+                let sq = Square::new(col, row);
+                let mut pushed = b"x".to_vec();
+                sq.push_json(&mut pushed);
+                let expected = format!("x{}", serde_json::to_string(&sq).unwrap());
+                assert_eq!(String::from_utf8_lossy(&pushed), expected);
+            }
+        }
     }
 
     #[test]
