@@ -135,7 +135,8 @@ fn never_answered(bot: &BotSpec, fault: &crate::record::FaultRecord) -> String {
          running the league again plays the games it missed"
     } else if fault.kind == crate::record::FaultKind::Timeout {
         "hint: it was running but sent no ready line in time: does it flush stdout after each \
-         line? A bot that needs long to start (a JVM, loading a model) needs a longer startup \
+         line? Python buffers stdout when it is a pipe: print(..., flush=True), or run it with \
+         python3 -u. A bot that needs long to start (a JVM, loading a model) needs a longer startup \
          limit (--startup-ms; startup_ms in a league config)"
     } else {
         "hint: check that the command starts the bot (run it by hand and paste a start message \

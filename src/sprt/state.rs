@@ -783,7 +783,7 @@ impl Report {
                         "no Elo estimate: every pair scored 1 for the candidate (no finite Elo \
                          difference fits that)"
                     }
-                    _ => "no Elo estimate yet (every pair has scored the same)",
+                    _ => "no Elo estimate (every pair so far has scored the same)",
                 }
             }
         }

@@ -601,7 +601,7 @@ fn the_report_says_why_it_has_no_elo_estimate() {
         ),
         (
             &[2, 2, 2],
-            "no Elo estimate yet (every pair has scored the same)",
+            "no Elo estimate (every pair so far has scored the same)",
         ),
         (&[2, 3], "+"),
     ];
