@@ -444,18 +444,17 @@ impl Connection {
                     )),
                     None => {
                         // A bot that floods its stderr waits on it once the referee reads it at
-                        // the flood rate: said, since that is then most likely why it is late.
-                        let turn = deadline.checked_sub(Duration::from_millis(limit_ms));
+                        // the flood rate: said when it still did at the deadline, since that is
+                        // then most likely why it is late.
                         let flood = self
                             .process
                             .as_ref()
                             .and_then(Transport::local)
-                            .zip(turn)
-                            .is_some_and(|(p, turn)| p.stderr_held_back_since(turn));
+                            .is_some_and(|p| p.stderr_held_back_at(deadline));
                         let flood = if flood {
                             format!(
-                                "; it wrote to its stderr faster than the referee reads it \
-                                 ({} MiB a second), and waited on it",
+                                "; at its deadline it was writing to its stderr faster than the \
+                                 referee reads it ({} MiB a second), and waiting on it",
                                 crate::process::STDERR_RATE_MIB
                             )
                         } else {

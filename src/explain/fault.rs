@@ -32,6 +32,8 @@ pub struct FaultedBot<'a> {
     pub builtin: bool,
     /// A bot over the network: its log holds the referee's notes, not its stderr.
     pub remote: bool,
+    /// Its log had reached its cap: it holds the start of its stderr, not the whole.
+    pub log_full: bool,
 }
 
 /// The message printed on stderr when a bot is disqualified: a first line that names the game,
@@ -67,6 +69,13 @@ pub fn fault_message(game: &str, bot: &FaultedBot, fault: &FaultRecord) -> Strin
         // log here has the referee's side of the connection.
         (Some(log), _) if bot.remote => {
             out += &format!("  the referee's notes on it: {}\n", log.display())
+        }
+        (Some(log), _) if bot.log_full => {
+            out += &format!(
+                "  its stderr until its log was full ({} MiB): {}\n",
+                crate::process::STDERR_LOG_CAP >> 20,
+                log.display()
+            )
         }
         (Some(log), _) => out += &format!("  its whole stderr: {}\n", log.display()),
         (None, false) => {
@@ -144,9 +153,9 @@ pub fn hint(fault: &FaultRecord) -> Option<String> {
              number, such as d3)."
         }
         FaultKind::Timeout if detail.contains("faster than the referee reads it") => {
-            "the bot spent its turn writing to stderr: the referee reads a bot's stderr at a \
-             capped rate, and a bot that writes faster waits until it is read. Write less there \
-             (debug output only when debugging)."
+            "when its time ran out the bot was writing to stderr faster than the referee reads a \
+             bot's stderr (a capped rate), so its writes waited until they were read. Write less \
+             there (debug output only when debugging)."
         }
         FaultKind::Timeout if detail.contains("without the newline that ends every message") => {
             "a message is one line and ends with a newline (\\n): write it after the JSON and \
@@ -275,6 +284,7 @@ mod tests {
             log: None,
             builtin: false,
             remote: false,
+            log_full: false,
         }
     }
 
@@ -343,6 +353,7 @@ mod tests {
             log: None,
             builtin: true,
             remote: false,
+            log_full: false,
         };
         let text = fault_message("g", &builtin, &f);
         assert!(text.contains("the machine is busy"), "{text}");
@@ -378,6 +389,7 @@ mod tests {
                 log: Some(&log),
                 builtin: false,
                 remote: false,
+                log_full: false,
             },
             &f,
         );
@@ -419,6 +431,7 @@ mod tests {
             log: Some(&log),
             builtin: false,
             remote: true,
+            log_full: false,
         };
         let text = fault_message("g", &remote, &f);
         assert!(text.contains("shown by multiversi connect"), "{text}");

@@ -50,7 +50,8 @@ impl Stderr {
         }
     }
 
-    /// The last `max` bytes, as text.
+    /// The last `max` bytes, as text of at most `max` bytes: bytes that are not UTF-8 become
+    /// U+FFFD, three bytes each, so the text is cut again, at a character's start.
     pub(super) fn tail(&self, max: usize) -> String {
         let sink = match self.sink.lock() {
             Ok(sink) => sink,
@@ -58,17 +59,26 @@ impl Stderr {
         };
         let skip = sink.tail.len().saturating_sub(max);
         let bytes: Vec<u8> = sink.tail.iter().skip(skip).copied().collect();
-        String::from_utf8_lossy(&bytes).into_owned()
+        let text = String::from_utf8_lossy(&bytes);
+        let mut start = text.len().saturating_sub(max);
+        while !text.is_char_boundary(start) {
+            start += 1;
+        }
+        text[start..].to_string()
     }
 
-    /// Whether the bot's stderr was read at the flood rate (`STDERR_RATE`) at some time since
-    /// `since`: the bot then waited on its own full pipe, which can be why it was late.
-    pub(super) fn held_back_since(&self, since: Instant) -> bool {
+    /// Whether the bot's stderr was being read at the flood rate (`STDERR_RATE`) at `at`: the
+    /// bot was then writing to it faster than that, and waiting on its own full pipe. A flood
+    /// that goes on is read in pauses of a fraction of a millisecond each, so the last one
+    /// ends within `HELD_BACK_SLACK` of any moment during it; what an earlier flood left in the
+    /// pipe is read within milliseconds, and does not count for a later moment.
+    pub(super) fn held_back_at(&self, at: Instant) -> bool {
         let sink = match self.sink.lock() {
             Ok(sink) => sink,
             Err(poisoned) => poisoned.into_inner(),
         };
-        sink.held_back.is_some_and(|until| until >= since)
+        sink.held_back
+            .is_some_and(|until| until + HELD_BACK_SLACK >= at)
     }
 
     /// The bot is ending: its last stderr is read at once, not at the flood rate.
@@ -108,6 +118,9 @@ impl StderrSink {
 const STDERR_RATE: f64 = STDERR_RATE_MIB as f64 * 1024.0 * 1024.0;
 /// `STDERR_RATE` in MiB a second, as messages say it.
 pub const STDERR_RATE_MIB: u32 = 8;
+/// How close to a moment the drainer must have held off reading for the bot to count as held
+/// back at that moment (see `Stderr::held_back_at`).
+const HELD_BACK_SLACK: Duration = Duration::from_millis(20);
 /// How much stderr is read at full speed before the rate applies.
 const STDERR_BURST: f64 = 1024.0 * 1024.0;
 

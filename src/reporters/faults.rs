@@ -89,6 +89,7 @@ impl Sink for FaultMessages {
                         log: bot.log.as_deref(),
                         builtin: bot.builtin,
                         remote: bot.remote,
+                        log_full: bot.log_full,
                     };
                     let message = crate::explain::fault_message(game, &faulted, fault);
                     crate::stderr_text!("{}{message}", clear_progress());

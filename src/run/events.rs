@@ -19,6 +19,9 @@ pub struct SeatedBot {
     pub name: String,
     /// Its log file, when the run keeps logs.
     pub log: Option<PathBuf>,
+    /// Its log had reached its cap (`STDERR_LOG_CAP`) when the event was sent: the log then
+    /// holds the start of its stderr, not the whole of it.
+    pub log_full: bool,
     /// A bot built into multiversi (`builtin:NAME`).
     pub builtin: bool,
     /// A bot over the network: its log holds the referee's notes only, its stderr stays on its

@@ -107,9 +107,11 @@ pub fn distinct_names(bots: &mut [BotSpec]) {
     }
 }
 
-/// A name made safe for a file name.
+/// A name made safe for a file name, and cut to 100 characters: a name may be any length, a
+/// file name at most 255 bytes, and the bot's number in its log's name keeps the logs apart.
 pub fn file_safe(name: &str) -> String {
     name.chars()
+        .take(100)
         .map(|c| {
             if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
                 c
@@ -152,6 +154,19 @@ pub fn run_stamp() -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A name of any length makes a log's file name the file system takes (at most 255 bytes).
+    #[test]
+    fn a_name_is_made_a_short_safe_file_name() {
+        assert_eq!(file_safe("v2/bot é"), "v2_bot__");
+        let long = file_safe(&"ń".repeat(300));
+        assert_eq!(long, "_".repeat(100));
+        let dir = std::env::temp_dir().join(format!("multiversi-logname-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let mut bots = vec![plain(&"n".repeat(300), vec!["x".into()], Vec::new(), None)];
+        set_logs(&mut bots, &dir, false).expect("a log with a long name opens");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
 
     #[test]
     fn stamps_differ_within_a_second() {

@@ -427,11 +427,15 @@ impl Observer for Relay {
     }
 
     fn faulted(&mut self, game: &str, fault: &FaultRecord, ms: Option<f64>) {
+        let mut bot = self.seated.get(fault.seat).cloned().unwrap_or_default();
+        bot.log_full = bot.log.as_deref().is_some_and(|log| {
+            std::fs::metadata(log).is_ok_and(|m| m.len() >= crate::process::STDERR_LOG_CAP)
+        });
         let event = Event::Faulted {
             game: game.to_string(),
             fault: fault.clone(),
             ms,
-            bot: self.seated.get(fault.seat).cloned().unwrap_or_default(),
+            bot,
         };
         let at_start =
             fault.ply == 0 && matches!(fault.kind, FaultKind::Crash | FaultKind::Timeout);
@@ -556,6 +560,7 @@ fn worker(shared: &Shared, tx: mpsc::Sender<Message>, commit: Option<mpsc::SyncS
                     log: players[i].spec.log.as_ref().map(|l| l.path().to_path_buf()),
                     builtin: run.bots[deal.bots[i]].builtin,
                     remote: players[i].is_remote(),
+                    log_full: false,
                 })
                 .collect();
             relay.unproven = seating

@@ -166,6 +166,14 @@ for line in sys.stdin:
         # Far more stderr than a pipe holds, every turn: the referee must drain it.
         sys.stderr.write(("chatter " * 8191 + "\n") * 5)
         sys.stderr.flush()
+    if mode == "flood-then-hang" and turns < turn_to_fail:
+        # Floods its stderr for 300 ms, then answers: the flood is over, save what is left in
+        # the pipe, by its next turn, at which it hangs.
+        end = time.time() + 0.3
+        while time.time() < end:
+            os.write(2, b"x" * 65536)
+        send(json.dumps({"type": "move", "square": msg["legal"][0]}) + "\n")
+        continue
     if mode == "slow" and turns <= turn_to_fail:
         time.sleep(int(arg) / 1000)
     elif turns == turn_to_fail:
@@ -176,12 +184,16 @@ for line in sys.stdin:
             sys.stderr.flush()
             send(json.dumps({"type": "move", "square": "\x1b[2J\nforged move"}) + "\n")
             continue
-        if mode == "hang":
+        if mode in ("hang", "flood-then-hang"):
             time.sleep(1000)
         elif mode == "stderr-hog":
             # Debug output without end instead of a move: more than the referee reads.
             flood(2)
         elif mode in ("crash", "daemon-crash", "daemon-stdout"):
+            sys.exit(3)
+        elif mode == "crash-bytes":
+            # Last words that are not UTF-8: each byte becomes a three-byte U+FFFD in text.
+            os.write(2, b"\xff" * 3000)
             sys.exit(3)
         elif mode == "signal":
             os.kill(os.getpid(), signal.SIGSEGV)

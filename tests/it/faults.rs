@@ -41,10 +41,17 @@ fn game_with(dir: &Path, bot: &str, startup_ms: &str) -> (GameRecord, String) {
 fn each_fault_kind_is_recorded_and_the_game_goes_on() {
     let cases: &[(&str, FaultKind, &str, Option<&str>)] = &[
         ("hang", FaultKind::Timeout, "no move within 400 ms", None),
+        // Its stderr flood ended a turn before: its timeout is not put down to it.
+        (
+            "flood-then-hang",
+            FaultKind::Timeout,
+            "no move within 400 ms",
+            None,
+        ),
         (
             "stderr-hog",
             FaultKind::Timeout,
-            "no move within 400 ms; it wrote to its stderr faster than the referee reads it",
+            "no move within 400 ms; at its deadline it was writing to its stderr faster than the referee reads it",
             None,
         ),
         ("crash", FaultKind::Crash, "exit code 3", None),
@@ -114,7 +121,7 @@ fn each_fault_kind_is_recorded_and_the_game_goes_on() {
                     "{mode}: {f:?}"
                 );
                 if mode == "stderr-hog" {
-                    assert!(err.contains("spent its turn writing to stderr"), "{err}");
+                    assert!(err.contains("was writing to stderr faster than"), "{err}");
                 }
                 if mode != "flood" && mode != "stderr-hog" {
                     assert!(
@@ -600,4 +607,52 @@ fn a_bot_that_floods_stderr_is_never_stalled_and_its_log_is_capped() {
     let log = std::fs::read(logs.join("bot1-bad.log")).expect("log");
     assert!(log.len() < (1 << 20) + 200, "{}", log.len());
     assert!(String::from_utf8_lossy(&log).contains("log capped at 1048576 bytes"));
+}
+
+/// The end of a bot's stderr in its fault is at most 2000 bytes of text, even when what it wrote
+/// is not UTF-8 and each of its bytes becomes a three-byte replacement character.
+#[test]
+fn a_stderr_tail_of_bytes_that_are_not_utf8_keeps_to_its_2000_bytes() {
+    let (r, _) = one_game("fault-crash-bytes", "crash-bytes", 1, "10000");
+    let f = &r.faults[0];
+    assert_eq!(f.kind, FaultKind::Crash, "{f:?}");
+    assert!(f.stderr_tail.len() <= 2000, "{} bytes", f.stderr_tail.len());
+    assert!(f.stderr_tail.len() > 1990, "{} bytes", f.stderr_tail.len());
+    assert!(f.stderr_tail.chars().all(|c| c == '\u{fffd}'), "{f:?}");
+}
+
+/// A bot that floods its stderr until its deadline times out with words that say so, and the
+/// fault message names its log, full by then, as holding the start of its stderr only.
+#[test]
+fn a_bot_that_floods_stderr_to_its_deadline_is_told_so_and_its_cut_log_is_named_so() {
+    let dir = temp_dir("stderr-hog");
+    let pids = dir.join("pids");
+    let logs = dir.join("logs");
+    let record = dir.join("games.jsonl");
+    let hog = bad_bot(&pids, "stderr-hog", 1, "0");
+    let out = multiversi("match")
+        .args(&[&hog, "builtin:random", "builtin:greedy"])
+        .args(&["--move-ms", "400", "--grace-ms", "200"])
+        .arg("--log-dir")
+        .arg(&logs)
+        .record(&record)
+        .ok();
+    assert_no_process_left(&pids);
+    let f = &read_records(&record)[0].faults[0];
+    assert_eq!(f.kind, FaultKind::Timeout, "{f:?}");
+    assert!(
+        f.detail
+            .contains("at its deadline it was writing to its stderr"),
+        "{f:?}"
+    );
+    let err = out.stderr();
+    let log = logs.join("bot1-bad.log");
+    assert!(
+        err.contains(&format!(
+            "its stderr until its log was full (1 MiB): {}",
+            log.display()
+        )),
+        "{err}"
+    );
+    assert!(!err.contains("its whole stderr"), "{err}");
 }
