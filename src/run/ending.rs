@@ -24,6 +24,7 @@ pub fn conclude(run: &Run, finished: &Summary, what: &str) -> Result<()> {
             file.games()
         );
     }
+    restarts(run, finished);
     if let Some(message) = &finished.write_error {
         return Err(fail(exit::OUTPUT, message.clone()));
     }
@@ -102,6 +103,26 @@ pub fn conclude(run: &Run, finished: &Summary, what: &str) -> Result<()> {
                 ),
             ))
         }
+    }
+}
+
+/// A note for each bot that ended by itself between games and was started again: nothing is
+/// lost but the restart's time, so it is no fault, but a bot meant to play game after game in
+/// one process (PROTOCOL.md) that exits after each one would otherwise never learn of it.
+fn restarts(run: &Run, finished: &Summary) {
+    for (bot, &n) in finished
+        .restarted
+        .iter()
+        .enumerate()
+        .filter(|(_, &n)| n > 0)
+    {
+        crate::stderr_line!(
+            "multiversi: note: bot {} ended between games and was started again for {n} \
+             game(s): a bot is kept for the next game, so after end it should go on reading \
+             stdin until it closes (PROTOCOL.md, \"The sequence\"); each restart costs its \
+             startup",
+            crate::text::visible(&run.bots[bot].name)
+        );
     }
 }
 

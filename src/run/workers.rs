@@ -58,6 +58,9 @@ pub struct Summary {
     pub not_recorded: u64,
     /// Games not played because a silent bot was left out or the run stopped early.
     pub skipped: u64,
+    /// Per bot of the run: the games it was started again for because it had ended by itself
+    /// since its last game (its seat `restarted` in the record).
+    pub restarted: Vec<u64>,
     /// A record could not be written: the run stopped.
     pub write_error: Option<String>,
     /// A sink asked the run to stop (a sequential test that has decided).
@@ -151,7 +154,10 @@ pub fn run(run: &Run, sinks: &mut [&mut dyn Sink]) -> Summary {
         reported: run.bots.iter().map(|_| AtomicBool::new(false)).collect(),
         moves: sinks.iter().any(|s| s.interest().moves),
     };
-    let mut summary = Summary::default();
+    let mut summary = Summary {
+        restarted: vec![0; run.bots.len()],
+        ..Summary::default()
+    };
     let (tx, rx) = mpsc::channel::<Message>();
     std::thread::scope(|scope| {
         // The writer runs until every worker has dropped its handle on it, so that every game
@@ -199,6 +205,16 @@ pub fn run(run: &Run, sinks: &mut [&mut dyn Sink]) -> Summary {
         loop {
             match rx.recv_timeout(Duration::from_millis(250)) {
                 Ok(Message::Event(event)) => {
+                    if let Event::GameEnded { record, bots, .. } = &event {
+                        for seat in record.seats.iter().filter(|s| s.restarted) {
+                            if let Some(n) = bots
+                                .get(seat.seat)
+                                .and_then(|&bot| summary.restarted.get_mut(bot))
+                            {
+                                *n += 1;
+                            }
+                        }
+                    }
                     match &event {
                         Event::GameEnded { recorded: true, .. } => summary.games += 1,
                         Event::GameEnded {

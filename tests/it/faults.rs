@@ -417,12 +417,13 @@ fn a_bot_that_will_not_end_is_signalled_and_its_log_says_so() {
 }
 
 /// Three games of the scripted bot in `mode` (its TURN `turn`) against two built-in bots, the
-/// bots kept alive between games, with logs in `dir/logs`; checks that no process is left.
+/// bots kept alive between games, with logs in `dir/logs` and the referee's stderr in
+/// `dir/stderr.txt`; checks that no process is left.
 fn three_kept_games(dir: &Path, mode: &str, turn: u32) -> Vec<GameRecord> {
     let pids = dir.join("pids");
     let record = dir.join("games.jsonl");
     let logs = dir.join("logs");
-    multiversi("match")
+    let out = multiversi("match")
         .args(&[
             &bad_bot(&pids, mode, turn, ""),
             "builtin:random",
@@ -438,6 +439,7 @@ fn three_kept_games(dir: &Path, mode: &str, turn: u32) -> Vec<GameRecord> {
         ])
         .record(&record)
         .ok();
+    std::fs::write(dir.join("stderr.txt"), out.stderr()).expect("stderr kept");
     assert_no_process_left(&pids);
     let records = read_records(&record);
     assert_eq!(records.len(), 3);
@@ -474,6 +476,15 @@ fn a_bot_that_exits_between_games_is_started_again_without_a_fault() {
     let dir = temp_dir("quit");
     let records = three_kept_games(&dir, "quit-after-end", 0);
     started_again_after_each_game(&dir, &records, "exit code 0");
+    // No fault, but a note at the end tells its author.
+    let stderr = std::fs::read_to_string(dir.join("stderr.txt")).unwrap();
+    assert!(
+        stderr.contains(
+            "note: bot bad ended between games and was started again for 2 game(s): a bot is \
+             kept for the next game, so after end it should go on reading stdin"
+        ),
+        "{stderr}"
+    );
     // The records say which seat's process is not the last game's: the quitter's, in games 2
     // and 3 only.
     for (i, r) in records.iter().enumerate() {
@@ -522,6 +533,9 @@ fn a_line_written_after_the_last_move_is_judged_between_games_not_in_the_game_it
     let dir = temp_dir("spam-last");
     let records = three_kept_games(&dir, "spam-last", 0);
     verify_holds(&dir.join("games.jsonl"));
+    // Started afresh after its fault, by the referee: not a bot that ended by itself.
+    let stderr = std::fs::read_to_string(dir.join("stderr.txt")).unwrap();
+    assert!(!stderr.contains("ended between games"), "{stderr}");
     let bad_seat = |r: &GameRecord| seat_of(r, "spam-last");
     let last = records
         .iter()
