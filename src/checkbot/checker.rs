@@ -646,7 +646,15 @@ impl Checker {
             exchanges.push(self.check_position(scenario)?);
             if i == 0 && self.seen.silent_starts > 0 {
                 // Not a word after `start`: nothing else can be checked.
-                return Ok(self.seen.never_ready(&self.time, exchanges, scenarios));
+                let why = "the bot did not answer start at all";
+                return Ok(self.seen.never_ready(&self.time, exchanges, scenarios, why));
+            }
+            if i == 1 && self.seen.ready_ms.is_empty() && self.seen.bad_starts.len() >= 2 {
+                // Its first two starts answered wrongly (a line of its own before its ready, a
+                // wrong ready): every later check would fail at its start again, one mistake
+                // read as twenty.
+                let why = "no start was answered well (see the first check)";
+                return Ok(self.seen.never_ready(&self.time, exchanges, scenarios, why));
             }
         }
         for whole in whole_games() {

@@ -102,20 +102,22 @@ impl Evidence {
         checks
     }
 
-    /// The checklist of a bot that never answered its first `start`: that failure, and every
-    /// other check not checked.
+    /// The checklist of a bot that never answered a `start` well: that failure, the checks
+    /// `done` (of the first scenarios), and every other check not checked, for `why`. Output it
+    /// wrote is still judged: a bot that writes a line of its own before its `ready` has made
+    /// that very mistake.
     pub(super) fn never_ready(
         &self,
         time: &TimeControl,
         mut done: Vec<Check>,
         scenarios: &[Scenario],
+        why: &str,
     ) -> Vec<Check> {
         let mut checks = vec![self.startup_check(time)];
+        let from = done.len();
         checks.append(&mut done);
-        let skipped = |id: &str, title: &str| {
-            Check::not_checked(id, title, "the bot did not answer start at all")
-        };
-        for s in &scenarios[1..] {
+        let skipped = |id: &str, title: &str| Check::not_checked(id, title, why);
+        for s in scenarios.iter().skip(from) {
             checks.push(skipped(&s.id, &s.title));
         }
         for whole in whole_games() {
@@ -127,7 +129,10 @@ impl Evidence {
         checks.push(skipped("end", END));
         checks.push(skipped("stdin-close", EXIT));
         checks.push(skipped("times", TIMES));
-        checks.push(skipped("stdout", STDOUT));
+        checks.push(match self.silent_starts {
+            0 => self.stdout_check(),
+            _ => skipped("stdout", STDOUT),
+        });
         checks.push(skipped("echo", ECHO));
         checks
     }

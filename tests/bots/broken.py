@@ -10,6 +10,7 @@ It plays its first legal move, and:
   only-8x8         crashes on any board but 8x8 (it assumes 8 rows)
   second-move      plays the second legal move, so it crashes when only one is left
   debug-print      prints a debugging line on stdout before each move
+  debug-start      prints a debugging line on stdout before each ready
   answer-end       answers end with a line
   exit-after-end   exits after each game instead of waiting for the next start
   ignore-eof       keeps running when its stdin closes
@@ -65,6 +66,8 @@ for line in sys.stdin:
         seat = msg["seat"]
         if mode == "never-ready":
             continue
+        if mode == "debug-start":
+            print("got start, I am seat", seat, flush=True)
         send({"type": "ready", "name": "broken-" + mode, "version": "1"})
     elif kind == "end":
         if mode == "answer-end":

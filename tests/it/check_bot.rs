@@ -401,6 +401,34 @@ fn debugging_output_on_stdout_fails_the_stdout_check() {
         .contains("thinking about"));
 }
 
+/// A line of its own before every ready fails every start: the first two say so, and what
+/// comes after them is not checked, rather than failed once more at its start (one mistake read
+/// as twenty); the stdout check, which judges that very line, still runs.
+#[test]
+fn debugging_output_before_ready_is_one_mistake_not_twenty() {
+    let report = broken(&["debug-start"], &[], &["startup", "stdout"]);
+    assert!(find(&report, "startup")["summary"]
+        .as_str()
+        .unwrap()
+        .contains("2 of 2 starts failed"));
+    assert!(find(&report, "stdout")["summary"]
+        .as_str()
+        .unwrap()
+        .contains("got start, I am seat"));
+    for id in ["board-10x10-3", "game-3p-seat-0", "several-games", "echo"] {
+        let check = find(&report, id);
+        assert_eq!(check["status"], "not-checked", "{check}");
+        assert!(
+            check["summary"]
+                .as_str()
+                .unwrap()
+                .contains("no start was answered well"),
+            "{check}"
+        );
+    }
+    assert_eq!(report["counts"]["failed"], 4, "{}", report["counts"]);
+}
+
 #[test]
 fn answering_end_fails_the_end_check() {
     broken(&["answer-end"], &[], &["end", "stdout"]);
