@@ -804,29 +804,37 @@ impl Report {
             field(&self.candidate, &self.candidate_field),
             field(&self.baseline, &self.baseline_field)
         );
-        if self.waiting_units > 0 && self.verdict != Verdict::Continue {
-            // The decision stands: these games will never count.
-            out += &format!(
-                "{} game(s) of {} {} played beyond the decision, never counted (an incomplete \
-                 {one}, or one after an incomplete {one})\n",
-                self.waiting_games,
-                self.waiting_units,
-                units(self.waiting_units),
-                one = units(1)
-            );
+        if self.verdict != Verdict::Continue {
+            // The decision stands: these games will never count. One line for both kinds, the
+            // pairs completed since and the games of pairs that cannot count in order.
+            let mut parts = Vec::new();
+            if self.after_decision > 0 {
+                parts.push(format!(
+                    "{} complete {}",
+                    self.after_decision,
+                    units(self.after_decision)
+                ));
+            }
+            if self.waiting_units > 0 {
+                parts.push(format!(
+                    "{} game(s) of {} {} left incomplete or behind an incomplete one",
+                    self.waiting_games,
+                    self.waiting_units,
+                    units(self.waiting_units)
+                ));
+            }
+            if !parts.is_empty() {
+                out += &format!(
+                    "after the decision, not counted: {}\n",
+                    parts.join(", and ")
+                );
+            }
         } else if self.waiting_units > 0 {
             out += &format!(
                 "waiting: {} game(s) of {} {} not counted yet (incomplete, or after an incomplete one)\n",
                 self.waiting_games,
                 self.waiting_units,
                 units(self.waiting_units)
-            );
-        }
-        if self.after_decision > 0 {
-            out += &format!(
-                "{} {} completed after the decision, not counted\n",
-                self.after_decision,
-                units(self.after_decision)
             );
         }
         out

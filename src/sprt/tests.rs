@@ -404,7 +404,7 @@ fn the_first_crossing_decides_and_later_units_change_nothing() {
     assert_eq!(after.after_decision, 5);
     assert!(after
         .text()
-        .contains("5 pairs completed after the decision, not counted"));
+        .contains("after the decision, not counted: 5 complete pairs\n"));
     assert!(after.text().contains("H1 accepted"));
     // A game whose twin was never played once the test had decided: it will never count, and
     // the report says so rather than that it waits.
@@ -413,8 +413,8 @@ fn the_first_crossing_decides_and_later_units_change_nothing() {
     let text = state.report().text();
     assert!(
         text.contains(
-            "1 game(s) of 1 pair played beyond the decision, never counted (an incomplete \
-             pair, or one after an incomplete pair)"
+            "after the decision, not counted: 5 complete pairs, and 1 game(s) of 1 pair left \
+             incomplete or behind an incomplete one\n"
         ),
         "{text}"
     );
