@@ -32,8 +32,9 @@ pub struct FaultedBot<'a> {
     pub builtin: bool,
     /// A bot over the network: its log holds the referee's notes, not its stderr.
     pub remote: bool,
-    /// Its log had reached its cap: it holds the start of its stderr, not the whole.
-    pub log_full: bool,
+    /// Its log's cap in bytes, when the log had reached it: it then holds the start of its
+    /// stderr, not the whole.
+    pub log_full: Option<u64>,
 }
 
 /// The message printed on stderr when a bot is disqualified: a first line that names the game,
@@ -70,14 +71,16 @@ pub fn fault_message(game: &str, bot: &FaultedBot, fault: &FaultRecord) -> Strin
         (Some(log), _) if bot.remote => {
             out += &format!("  the referee's notes on it: {}\n", log.display())
         }
-        (Some(log), _) if bot.log_full => {
-            out += &format!(
-                "  its stderr until its log was full ({} MiB): {}\n",
-                crate::process::STDERR_LOG_CAP >> 20,
-                log.display()
-            )
-        }
-        (Some(log), _) => out += &format!("  its whole stderr: {}\n", log.display()),
+        (Some(log), _) => match bot.log_full {
+            Some(cap) => {
+                out += &format!(
+                    "  its stderr until its log was full ({} MiB): {}\n",
+                    cap >> 20,
+                    log.display()
+                )
+            }
+            None => out += &format!("  its whole stderr: {}\n", log.display()),
+        },
         (None, false) => {
             out += "  (to keep a bot's whole stderr, run the match with --log-dir DIR)\n"
         }
@@ -284,7 +287,7 @@ mod tests {
             log: None,
             builtin: false,
             remote: false,
-            log_full: false,
+            log_full: None,
         }
     }
 
@@ -353,7 +356,7 @@ mod tests {
             log: None,
             builtin: true,
             remote: false,
-            log_full: false,
+            log_full: None,
         };
         let text = fault_message("g", &builtin, &f);
         assert!(text.contains("the machine is busy"), "{text}");
@@ -389,7 +392,7 @@ mod tests {
                 log: Some(&log),
                 builtin: false,
                 remote: false,
-                log_full: false,
+                log_full: None,
             },
             &f,
         );
@@ -431,7 +434,7 @@ mod tests {
             log: Some(&log),
             builtin: false,
             remote: true,
-            log_full: false,
+            log_full: None,
         };
         let text = fault_message("g", &remote, &f);
         assert!(text.contains("shown by multiversi connect"), "{text}");

@@ -19,9 +19,9 @@ pub struct SeatedBot {
     pub name: String,
     /// Its log file, when the run keeps logs.
     pub log: Option<PathBuf>,
-    /// Its log had reached its cap (`STDERR_LOG_CAP`) when the event was sent: the log then
-    /// holds the start of its stderr, not the whole of it.
-    pub log_full: bool,
+    /// Its log's cap in bytes (`STDERR_LOG_CAP`), when the log had reached it as the event was
+    /// sent: the log then holds the start of its stderr, not the whole of it.
+    pub log_full: Option<u64>,
     /// A bot built into multiversi (`builtin:NAME`).
     pub builtin: bool,
     /// A bot over the network: its log holds the referee's notes only, its stderr stays on its

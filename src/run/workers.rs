@@ -444,9 +444,12 @@ impl Observer for Relay {
 
     fn faulted(&mut self, game: &str, fault: &FaultRecord, ms: Option<f64>) {
         let mut bot = self.seated.get(fault.seat).cloned().unwrap_or_default();
-        bot.log_full = bot.log.as_deref().is_some_and(|log| {
-            std::fs::metadata(log).is_ok_and(|m| m.len() >= crate::process::STDERR_LOG_CAP)
-        });
+        let cap = crate::process::STDERR_LOG_CAP;
+        bot.log_full = bot
+            .log
+            .as_deref()
+            .is_some_and(|log| std::fs::metadata(log).is_ok_and(|m| m.len() >= cap))
+            .then_some(cap);
         let event = Event::Faulted {
             game: game.to_string(),
             fault: fault.clone(),
@@ -576,7 +579,7 @@ fn worker(shared: &Shared, tx: mpsc::Sender<Message>, commit: Option<mpsc::SyncS
                     log: players[i].spec.log.as_ref().map(|l| l.path().to_path_buf()),
                     builtin: run.bots[deal.bots[i]].builtin,
                     remote: players[i].is_remote(),
-                    log_full: false,
+                    log_full: None,
                 })
                 .collect();
             relay.unproven = seating
