@@ -92,7 +92,11 @@ impl Table {
             .filter(|n| !self.games.names.contains(n))
             .map(|n| crate::text::visible(n).into_owned())
             .collect();
-        if !idle.is_empty() {
+        // Named only beside bots that did finish games: when none did, the list would name
+        // every bot, as if each had failed.
+        if idle.len() == self.names.len() {
+            out += "no game finished in this run\n";
+        } else if !idle.is_empty() {
             out += &format!("no game finished in this run: {}\n", idle.join(", "));
         }
         out
@@ -227,10 +231,7 @@ mod tests {
     #[test]
     fn the_running_table_is_the_standings_quick_table() {
         let mut table = Table::new(vec!["a".into(), "b".into(), "c".into(), "idle".into()]);
-        assert_eq!(
-            table.text(),
-            "no game finished in this run: a, b, c, idle\n"
-        );
+        assert_eq!(table.text(), "no game finished in this run\n");
         let mut first = game(&["a", "b", "c"], 2, "g1");
         first.seats[2].ready = Some(ReadyInfo {
             name: Some("Clever C".into()),

@@ -149,12 +149,8 @@ fn a_bot_that_never_answers_start_stops_a_match_and_records_nothing_unless_told_
     assert!(err.contains("--keep-going"), "{err}");
     // It stopped at once, and the games it lost are not in the file, which is as it was.
     assert_eq!(std::fs::read(&record).unwrap(), earlier);
-    assert!(
-        out.stdout().starts_with("no game finished in this run: ")
-            && out.stdout().contains("nosuchbot"),
-        "{}",
-        out.stdout()
-    );
+    // No bot finished a game: none is named there, as if each had failed.
+    assert_eq!(out.stdout(), "no game finished in this run\n");
 
     let out = command().arg("--keep-going").ok();
     assert_eq!(games_and_damaged(&record), (22, 1));
