@@ -578,8 +578,8 @@ impl Checker {
         let mut grace = self.grace;
         if !self.bot().is_running() {
             // Its start-up counts too: a process closed at once may not have begun to read.
-            note = " (a fresh process, as the last one was stopped after a failure: its start-up \
-                    time is allowed too)";
+            note = " (a fresh process, as the last one had ended, by itself or stopped after a \
+                    failure: its start-up time is allowed too)";
             grace += Duration::from_millis(self.time.startup_ms);
             if let Err(e) = self.bot().ensure_started(None) {
                 return Check::fail(id, title, format!("could not be started: {e}"));

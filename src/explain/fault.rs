@@ -175,9 +175,9 @@ pub fn hint(fault: &FaultRecord) -> Option<String> {
              more time with --startup-ms.)"
         }
         FaultKind::Timeout if detail.starts_with("no move") => {
-            "the bot did not answer in time: does it flush stdout after each move (Python: \
-             print(..., flush=True))? Does it keep within the turn's time_ms? --move-ms gives \
-             more time."
+            "the bot did not answer in time: does it flush stdout after each move (Python buffers \
+             stdout when it is a pipe: print(..., flush=True), or run it with python3 -u)? Does \
+             it keep within the turn's time_ms? --move-ms gives more time."
         }
         FaultKind::Timeout => {
             "the answer came too late: keep a margin below the turn's time_ms for the answer to \
