@@ -10,6 +10,12 @@ use std::sync::{Arc, Mutex};
 /// How much goes to a bot's log file at most, for all its processes in a run together.
 pub const STDERR_LOG_CAP: u64 = 1 << 20;
 
+/// How much of the referee's notes a log takes past `STDERR_LOG_CAP`: a bot that filled its log
+/// with stderr still has its later games and faults noted, which is what a person reading the
+/// log after a fault message looks for; bounded, so that a bot faulting in every game of a long
+/// league cannot grow it without end.
+pub const NOTES_PAST_CAP: u64 = 64 << 10;
+
 /// A bot's log file (`--log-dir`): its stderr, the referee's notes on it (games, faults) and,
 /// with `--log-protocol`, every protocol line in both directions with the time. One log serves
 /// every process started for the bot during a run, so its cap holds per bot, not per start.
@@ -23,9 +29,13 @@ pub struct BotLog {
 
 #[derive(Debug)]
 struct LogFile {
-    /// None once the cap is reached (or a write failed).
+    /// None once a write failed, or the notes past the cap are used up too.
     file: Option<File>,
     written: u64,
+    /// The cap has been reached: only the referee's notes are written, up to `NOTES_PAST_CAP`.
+    capped: bool,
+    /// Bytes of notes written past the cap.
+    notes_past_cap: u64,
 }
 
 impl BotLog {
@@ -36,6 +46,8 @@ impl BotLog {
             inner: Arc::new(Mutex::new(LogFile {
                 file: Some(file),
                 written: 0,
+                capped: false,
+                notes_past_cap: 0,
             })),
             protocol,
             path: path.to_path_buf(),
@@ -47,12 +59,16 @@ impl BotLog {
         &self.path
     }
 
-    /// Appends bytes, up to the cap; past it, one note says so and nothing more is written.
+    /// Appends bytes (the bot's stderr, protocol lines), up to the cap; past it, one note says
+    /// so and only the referee's notes are written (`note`).
     pub(super) fn write(&self, bytes: &[u8]) {
         let mut log = match self.inner.lock() {
             Ok(log) => log,
             Err(poisoned) => poisoned.into_inner(),
         };
+        if log.capped {
+            return;
+        }
         let room = STDERR_LOG_CAP.saturating_sub(log.written) as usize;
         let n = bytes.len().min(room);
         let Some(file) = log.file.as_mut() else {
@@ -62,9 +78,40 @@ impl BotLog {
         // product.
         let ok = file.write_all(&bytes[..n]).is_ok();
         if ok && n < bytes.len() {
-            let _ = writeln!(file, "\n[multiversi: log capped at {STDERR_LOG_CAP} bytes]");
+            let _ = writeln!(
+                file,
+                "\n[multiversi: log capped at {STDERR_LOG_CAP} bytes: from here on only the \
+                 referee's notes, up to {NOTES_PAST_CAP} bytes of them]"
+            );
+            log.capped = true;
         }
         log.written += n as u64;
+        if !ok {
+            log.file = None;
+        }
+    }
+
+    /// Appends a note of the referee's: within the cap as any other bytes; past it, up to
+    /// `NOTES_PAST_CAP` more.
+    pub(super) fn note(&self, bytes: &[u8]) {
+        let mut log = match self.inner.lock() {
+            Ok(log) => log,
+            Err(poisoned) => poisoned.into_inner(),
+        };
+        if !log.capped {
+            drop(log);
+            return self.write(bytes);
+        }
+        let room = NOTES_PAST_CAP.saturating_sub(log.notes_past_cap) as usize;
+        let n = bytes.len().min(room);
+        let Some(file) = log.file.as_mut() else {
+            return;
+        };
+        let ok = file.write_all(&bytes[..n]).is_ok();
+        if ok && n < bytes.len() {
+            let _ = writeln!(file, "\n[multiversi: notes capped too]");
+        }
+        log.notes_past_cap += n as u64;
         if !ok || n < bytes.len() {
             log.file = None;
         }
@@ -97,4 +144,33 @@ fn time_of_day() -> String {
         ms / 1000 % 60,
         ms % 1000
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Past the cap only notes go in, and only up to their own allowance.
+    #[test]
+    fn past_the_cap_the_log_takes_notes_alone_up_to_their_allowance() {
+        let dir = std::env::temp_dir().join(format!("multiversi-logcap-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("bot1-x.log");
+        let log = BotLog::open(&path, false).unwrap();
+        log.write(&vec![b'x'; STDERR_LOG_CAP as usize + 10]);
+        log.write(b"stderr past the cap\n");
+        log.note(b"[multiversi] a note past the cap\n");
+        for _ in 0..100 {
+            log.note(&[b'n'; 1024]);
+        }
+        log.note(b"[multiversi] a note past the notes' allowance\n");
+        let text = String::from_utf8_lossy(&std::fs::read(&path).unwrap()).into_owned();
+        assert!(!text.contains("stderr past the cap"));
+        assert!(text.contains("a note past the cap"));
+        assert!(text.contains("notes capped too"));
+        assert!(!text.contains("past the notes' allowance"));
+        let most = STDERR_LOG_CAP + NOTES_PAST_CAP + 300;
+        assert!((text.len() as u64) < most, "{}", text.len());
+        let _ = std::fs::remove_dir_all(&dir);
+    }
 }

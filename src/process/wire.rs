@@ -471,7 +471,7 @@ impl Wire {
     /// be read alongside the record.
     pub fn log_note(&self, note: &str) {
         if let Some(log) = &self.log {
-            log.write(format!("[multiversi] {note}\n").as_bytes());
+            log.note(format!("[multiversi] {note}\n").as_bytes());
         }
     }
 

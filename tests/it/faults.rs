@@ -669,4 +669,10 @@ fn a_bot_that_floods_stderr_to_its_deadline_is_told_so_and_its_cut_log_is_named_
         "{err}"
     );
     assert!(!err.contains("its whole stderr"), "{err}");
+    // Past the cap the log still takes the referee's notes: the fault is there.
+    let text = String::from_utf8_lossy(&std::fs::read(&log).expect("its log")).into_owned();
+    let (_, after) = text
+        .split_once("log capped at 1048576 bytes")
+        .expect("the cap is marked");
+    assert!(after.contains("disqualified at ply"), "{after}");
 }
