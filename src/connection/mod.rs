@@ -165,6 +165,15 @@ impl Connection {
         }
     }
 
+    /// Whether the bot, a local one still running, wrote to its stderr faster than the referee
+    /// reads it at some time since `since`, and so waited on it.
+    pub fn stderr_held_back_since(&self, since: Instant) -> bool {
+        self.process
+            .as_ref()
+            .and_then(Transport::local)
+            .is_some_and(|p| p.stderr_held_back_since(since))
+    }
+
     /// Whether the bot plays over the network.
     pub fn is_remote(&self) -> bool {
         self.spec.remote.is_some()

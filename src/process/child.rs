@@ -205,6 +205,12 @@ impl BotProcess {
         self.stderr.settle(max);
     }
 
+    /// Whether the bot wrote to its stderr faster than the referee reads it (a flood) at some
+    /// time since `since`, and so waited on it.
+    pub fn stderr_held_back_since(&self, since: Instant) -> bool {
+        self.stderr.held_back_since(since)
+    }
+
     /// Whether the bot was writing to its stderr faster than the referee reads it (a flood) at
     /// `at`, and so waiting on it.
     pub fn stderr_held_back_at(&self, at: Instant) -> bool {

@@ -81,6 +81,16 @@ impl Stderr {
             .is_some_and(|until| until + HELD_BACK_SLACK >= at)
     }
 
+    /// Whether the bot's stderr was read at the flood rate at some time since `since` (a game's
+    /// start): it then waited on its stderr at times, and its answers' times include that.
+    pub(super) fn held_back_since(&self, since: Instant) -> bool {
+        let sink = match self.sink.lock() {
+            Ok(sink) => sink,
+            Err(poisoned) => poisoned.into_inner(),
+        };
+        sink.held_back.is_some_and(|until| until >= since)
+    }
+
     /// The bot is ending: its last stderr is read at once, not at the flood rate.
     pub(super) fn hurry(&self) {
         if let Ok(mut sink) = self.sink.lock() {

@@ -25,6 +25,7 @@ pub fn conclude(run: &Run, finished: &Summary, what: &str) -> Result<()> {
         );
     }
     restarts(run, finished);
+    stderr_floods(run, finished);
     if let Some(message) = &finished.write_error {
         return Err(fail(exit::OUTPUT, message.clone()));
     }
@@ -122,6 +123,26 @@ fn restarts(run: &Run, finished: &Summary) {
              stdin until it closes (PROTOCOL.md, \"The sequence\"); each restart costs its \
              startup",
             crate::text::visible(&run.bots[bot].name)
+        );
+    }
+}
+
+/// A note for each bot that wrote to its stderr faster than the referee reads it: it waited on
+/// its stderr, which made its moves slower without a word (the log, if any, was full long
+/// before), unless a move was late for it.
+fn stderr_floods(run: &Run, finished: &Summary) {
+    for (bot, &n) in finished
+        .stderr_held_back
+        .iter()
+        .enumerate()
+        .filter(|(_, &n)| n > 0)
+    {
+        crate::stderr_line!(
+            "multiversi: note: bot {} wrote to its stderr faster than the referee reads it \
+             ({} MiB a second) in {n} game(s), and waited on it: its move times include those \
+             waits; write less there",
+            crate::text::visible(&run.bots[bot].name),
+            crate::process::STDERR_RATE_MIB
         );
     }
 }

@@ -34,7 +34,7 @@ use crate::record::{FaultKind, FaultRecord, GameRecord, MoveRecord, SeatRecord};
 use crate::referee::{play_game, GameSetup, Observer};
 use crate::rules::Position;
 use std::collections::VecDeque;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::mpsc;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
@@ -61,6 +61,10 @@ pub struct Summary {
     /// Per bot of the run: the games it was started again for because it had ended by itself
     /// since its last game (its seat `restarted` in the record).
     pub restarted: Vec<u64>,
+    /// Per bot of the run: the games in which it wrote to its stderr faster than the referee
+    /// reads it, and so waited on it (its move times include the waits), counted for the
+    /// bots still running at the game's end (a fault's words say it for the others).
+    pub stderr_held_back: Vec<u64>,
     /// A record could not be written: the run stopped.
     pub write_error: Option<String>,
     /// A sink asked the run to stop (a sequential test that has decided).
@@ -131,6 +135,8 @@ struct Shared<'a> {
     reported: Vec<AtomicBool>,
     /// Some sink wants the move-by-move events.
     moves: bool,
+    /// Per bot: the games in which its stderr was read at the flood rate (`Summary`).
+    stderr_held_back: Vec<AtomicU64>,
 }
 
 impl Shared<'_> {
@@ -152,6 +158,7 @@ pub fn run(run: &Run, sinks: &mut [&mut dyn Sink]) -> Summary {
         silent: run.bots.iter().map(|_| AtomicBool::new(false)).collect(),
         answered: run.bots.iter().map(|_| AtomicBool::new(false)).collect(),
         reported: run.bots.iter().map(|_| AtomicBool::new(false)).collect(),
+        stderr_held_back: run.bots.iter().map(|_| AtomicU64::new(0)).collect(),
         moves: sinks.iter().any(|s| s.interest().moves),
     };
     let mut summary = Summary {
@@ -242,6 +249,11 @@ pub fn run(run: &Run, sinks: &mut [&mut dyn Sink]) -> Summary {
     });
     sinks.iter_mut().for_each(|s| s.finish());
     summary.interrupted = interrupted();
+    summary.stderr_held_back = shared
+        .stderr_held_back
+        .iter()
+        .map(|n| n.load(Ordering::Relaxed))
+        .collect();
     // Each shutdown swept after its bot; this catches anything left over from the whole run.
     sweep_strays(None);
     summary
@@ -586,10 +598,16 @@ fn worker(shared: &Shared, tx: mpsc::Sender<Message>, commit: Option<mpsc::SyncS
                 .iter()
                 .map(|&i| !shared.answered[deal.bots[i]].load(Ordering::SeqCst))
                 .collect();
+            let started = Instant::now();
             let Ok(mut record) = play_game(&setup, &mut players, &seating, &mut relay) else {
                 break;
             };
             played += 1;
+            for &i in &seating {
+                if players[i].stderr_held_back_since(started) {
+                    shared.stderr_held_back[deal.bots[i]].fetch_add(1, Ordering::Relaxed);
+                }
+            }
             let bots: Vec<usize> = seating.iter().map(|&i| deal.bots[i]).collect();
             let silent_seats = check_answers(shared, &record, &bots, &tx);
             let recorded = silent_seats.is_empty() || run.silent == SilentBots::PlayOn;

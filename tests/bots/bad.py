@@ -166,6 +166,13 @@ for line in sys.stdin:
         # Far more stderr than a pipe holds, every turn: the referee must drain it.
         sys.stderr.write(("chatter " * 8191 + "\n") * 5)
         sys.stderr.flush()
+    if mode == "flood-and-play":
+        # Floods its stderr for 50 ms at every turn, then answers in time.
+        end = time.time() + 0.05
+        while time.time() < end:
+            os.write(2, b"x" * 65536)
+        send(json.dumps({"type": "move", "square": msg["legal"][0]}) + "\n")
+        continue
     if mode == "flood-then-hang" and turns < turn_to_fail:
         # Floods its stderr for 300 ms, then answers: the flood is over, save what is left in
         # the pipe, by its next turn, at which it hangs.

@@ -476,8 +476,9 @@ fn a_bot_that_exits_between_games_is_started_again_without_a_fault() {
     let dir = temp_dir("quit");
     let records = three_kept_games(&dir, "quit-after-end", 0);
     started_again_after_each_game(&dir, &records, "exit code 0");
-    // No fault, but a note at the end tells its author.
+    // No fault, but a note at the end tells its author; and no other note.
     let stderr = std::fs::read_to_string(dir.join("stderr.txt")).unwrap();
+    assert!(!stderr.contains("wrote to its stderr faster"), "{stderr}");
     assert!(
         stderr.contains(
             "note: bot bad ended between games and was started again for 2 game(s): a bot is \
@@ -669,10 +670,38 @@ fn a_bot_that_floods_stderr_to_its_deadline_is_told_so_and_its_cut_log_is_named_
         "{err}"
     );
     assert!(!err.contains("its whole stderr"), "{err}");
+    // It was taken out, so its flood is said in its fault, not again at the end.
+    assert!(!err.contains("note: bot bad wrote to its stderr"), "{err}");
     // Past the cap the log still takes the referee's notes: the fault is there.
     let text = String::from_utf8_lossy(&std::fs::read(&log).expect("its log")).into_owned();
     let (_, after) = text
         .split_once("log capped at 1048576 bytes")
         .expect("the cap is marked");
     assert!(after.contains("disqualified at ply"), "{after}");
+}
+
+/// A bot that floods its stderr but answers in time is no fault; it waited on its stderr all the
+/// same, which made its moves slower without a word, so the run ends with a note that says so.
+#[test]
+fn a_bot_that_floods_stderr_but_answers_in_time_gets_a_note_at_the_end() {
+    let dir = temp_dir("flood-and-play");
+    let pids = dir.join("pids");
+    let record = dir.join("games.jsonl");
+    let flooder = bad_bot(&pids, "flood-and-play", 1, "0");
+    let out = multiversi("match")
+        .args(&[&flooder, "builtin:random", "builtin:greedy"])
+        .args(&["--games", "2", "--move-ms", "2000", "--grace-ms", "200"])
+        .record(&record)
+        .ok();
+    assert_no_process_left(&pids);
+    assert!(read_records(&record).iter().all(|r| r.faults.is_empty()));
+    out.assert_stderr_has(
+        "note: bot bad wrote to its stderr faster than the referee reads it (8 MiB a second) in \
+         2 game(s), and waited on it: its move times include those waits",
+    );
+    assert!(
+        !out.stderr().contains("note: bot random"),
+        "{}",
+        out.stderr()
+    );
 }
