@@ -27,6 +27,28 @@ pub struct BotLog {
     path: std::path::PathBuf,
 }
 
+impl LogFile {
+    /// Writes what of `bytes` fits in `room`: how much that was, or None when the log is closed
+    /// or the write failed, which closes it. A failing log must not stop the game: the log is
+    /// a convenience, the record is the product.
+    fn put(&mut self, bytes: &[u8], room: u64) -> Option<usize> {
+        let n = bytes.len().min(usize::try_from(room).unwrap_or(usize::MAX));
+        let file = self.file.as_mut()?;
+        if file.write_all(&bytes[..n]).is_err() {
+            self.file = None;
+            return None;
+        }
+        Some(n)
+    }
+
+    /// A line of the referee's about the log itself.
+    fn mark(&mut self, what: &str) {
+        if let Some(file) = self.file.as_mut() {
+            let _ = writeln!(file, "\n[multiversi: {what}]");
+        }
+    }
+}
+
 #[derive(Debug)]
 struct LogFile {
     /// None once a write failed, or the notes past the cap are used up too.
@@ -62,58 +84,47 @@ impl BotLog {
     /// Appends bytes (the bot's stderr, protocol lines), up to the cap; past it, one note says
     /// so and only the referee's notes are written (`note`).
     pub(super) fn write(&self, bytes: &[u8]) {
-        let mut log = match self.inner.lock() {
-            Ok(log) => log,
-            Err(poisoned) => poisoned.into_inner(),
-        };
+        let mut log = self.lock();
         if log.capped {
             return;
         }
-        let room = STDERR_LOG_CAP.saturating_sub(log.written) as usize;
-        let n = bytes.len().min(room);
-        let Some(file) = log.file.as_mut() else {
+        let room = STDERR_LOG_CAP.saturating_sub(log.written);
+        let Some(n) = log.put(bytes, room) else {
             return;
         };
-        // A failing log must not stop the game: the log is a convenience, the record is the
-        // product.
-        let ok = file.write_all(&bytes[..n]).is_ok();
-        if ok && n < bytes.len() {
-            let _ = writeln!(
-                file,
-                "\n[multiversi: log capped at {STDERR_LOG_CAP} bytes: from here on only the \
-                 referee's notes, up to {NOTES_PAST_CAP} bytes of them]"
-            );
-            log.capped = true;
-        }
         log.written += n as u64;
-        if !ok {
-            log.file = None;
+        if n < bytes.len() {
+            log.mark(&format!(
+                "log capped at {STDERR_LOG_CAP} bytes: from here on only the referee's notes, up \
+                 to {NOTES_PAST_CAP} bytes of them"
+            ));
+            log.capped = true;
         }
     }
 
     /// Appends a note of the referee's: within the cap as any other bytes; past it, up to
     /// `NOTES_PAST_CAP` more.
     pub(super) fn note(&self, bytes: &[u8]) {
-        let mut log = match self.inner.lock() {
-            Ok(log) => log,
-            Err(poisoned) => poisoned.into_inner(),
-        };
+        let mut log = self.lock();
         if !log.capped {
             drop(log);
             return self.write(bytes);
         }
-        let room = NOTES_PAST_CAP.saturating_sub(log.notes_past_cap) as usize;
-        let n = bytes.len().min(room);
-        let Some(file) = log.file.as_mut() else {
+        let room = NOTES_PAST_CAP.saturating_sub(log.notes_past_cap);
+        let Some(n) = log.put(bytes, room) else {
             return;
         };
-        let ok = file.write_all(&bytes[..n]).is_ok();
-        if ok && n < bytes.len() {
-            let _ = writeln!(file, "\n[multiversi: notes capped too]");
-        }
         log.notes_past_cap += n as u64;
-        if !ok || n < bytes.len() {
+        if n < bytes.len() {
+            log.mark("notes capped too");
             log.file = None;
+        }
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, LogFile> {
+        match self.inner.lock() {
+            Ok(log) => log,
+            Err(poisoned) => poisoned.into_inner(),
         }
     }
 

@@ -24,8 +24,7 @@ pub fn conclude(run: &Run, finished: &Summary, what: &str) -> Result<()> {
             file.games()
         );
     }
-    restarts(run, finished);
-    stderr_floods(run, finished);
+    notes(run, finished);
     if let Some(message) = &finished.write_error {
         return Err(fail(exit::OUTPUT, message.clone()));
     }
@@ -107,42 +106,38 @@ pub fn conclude(run: &Run, finished: &Summary, what: &str) -> Result<()> {
     }
 }
 
-/// A note for each bot that ended by itself between games and was started again: nothing is
-/// lost but the restart's time, so it is no fault, but a bot meant to play game after game in
-/// one process (PROTOCOL.md) that exits after each one would otherwise never learn of it.
-fn restarts(run: &Run, finished: &Summary) {
-    for (bot, &n) in finished
-        .restarted
-        .iter()
-        .enumerate()
-        .filter(|(_, &n)| n > 0)
-    {
-        crate::stderr_line!(
-            "multiversi: note: bot {} ended between games and was started again for {n} \
-             game(s): a bot is kept for the next game, so after end it should go on reading \
-             stdin until it closes (PROTOCOL.md, \"The sequence\"); each restart costs its \
-             startup",
-            crate::text::visible(&run.bots[bot].name)
-        );
-    }
+/// The notes at a run's end on what bots did that is no fault but costs them, and that nothing
+/// else says (only a log, if any, has it), one per bot and kind:
+/// - a bot that ended by itself between games and was started again: a bot meant to play game
+///   after game in one process (PROTOCOL.md) that exits after each one pays its startup each game;
+/// - a bot that wrote to its stderr faster than the referee reads it: it waited on its stderr,
+///   which made its moves slower, unless a move was late for it (its fault then said so).
+fn notes(run: &Run, finished: &Summary) {
+    let restarted = |n: u64| {
+        format!(
+            "ended between games and was started again for {n} game(s): a bot is kept for the \
+             next game, so after end it should go on reading stdin until it closes (PROTOCOL.md, \
+             \"The sequence\"); each restart costs its startup"
+        )
+    };
+    let flooded = |n: u64| {
+        format!(
+            "wrote to its stderr faster than the referee reads it ({} MiB a second) in {n} \
+             game(s), and waited on it: its move times include those waits; write less there",
+            crate::process::STDERR_RATE_MIB
+        )
+    };
+    note_each(run, &finished.restarted, restarted);
+    note_each(run, &finished.stderr_held_back, flooded);
 }
 
-/// A note for each bot that wrote to its stderr faster than the referee reads it: it waited on
-/// its stderr, which made its moves slower without a word (the log, if any, was full long
-/// before), unless a move was late for it.
-fn stderr_floods(run: &Run, finished: &Summary) {
-    for (bot, &n) in finished
-        .stderr_held_back
-        .iter()
-        .enumerate()
-        .filter(|(_, &n)| n > 0)
-    {
+/// One note for each bot with a count above 0 in `counts`, in `words`.
+fn note_each(run: &Run, counts: &[u64], words: impl Fn(u64) -> String) {
+    for (bot, &n) in counts.iter().enumerate().filter(|(_, &n)| n > 0) {
         crate::stderr_line!(
-            "multiversi: note: bot {} wrote to its stderr faster than the referee reads it \
-             ({} MiB a second) in {n} game(s), and waited on it: its move times include those \
-             waits; write less there",
+            "multiversi: note: bot {} {}",
             crate::text::visible(&run.bots[bot].name),
-            crate::process::STDERR_RATE_MIB
+            words(n)
         );
     }
 }
