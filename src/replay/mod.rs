@@ -120,6 +120,28 @@ fn run_verify(files: &[PathBuf], records: &read::Records) -> Result<()> {
             lines.push((&game.source, text));
         }
     }
+    // The same game twice (a file given twice, records copied into another file): each copy
+    // holds or not on its own, but the standings count the game once, so a count of games read
+    // here is not one of games played. Said, without changing the exit code.
+    let mut first_of: std::collections::HashMap<&str, &read::Source> = Default::default();
+    let mut twice = 0;
+    for game in &records.games {
+        match first_of.entry(game.record.game.as_str()) {
+            std::collections::hash_map::Entry::Occupied(first) => {
+                twice += 1;
+                let text = format!(
+                    "{}: game {}: the same game id as at {} (the standings count it once)",
+                    game.source,
+                    game.record.game,
+                    first.get()
+                );
+                lines.push((&game.source, text));
+            }
+            std::collections::hash_map::Entry::Vacant(entry) => {
+                entry.insert(&game.source);
+            }
+        }
+    }
     let order = |source: &read::Source| {
         let file = files
             .iter()
@@ -132,9 +154,13 @@ fn run_verify(files: &[PathBuf], records: &read::Records) -> Result<()> {
         writeln!(out, "{text}").map_err(write_err)?;
     }
     let total = records.games.len();
+    let twice = match twice {
+        0 => String::new(),
+        n => format!("; {n} game id(s) found a second time"),
+    };
     writeln!(
         out,
-        "verified {total} game{}: {} hold, {bad_games} do not; {} damaged line{}",
+        "verified {total} game{}: {} hold, {bad_games} do not; {} damaged line{}{twice}",
         if total == 1 { "" } else { "s" },
         total - bad_games,
         records.damaged.len(),

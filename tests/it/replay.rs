@@ -27,6 +27,33 @@ fn verify_accepts_every_board_shape_blocked_squares_and_faults() {
     );
 }
 
+/// A game found twice (a file given twice) is said, line by line, without failing the check:
+/// each copy holds, and the standings count the game once.
+#[test]
+fn verify_says_which_games_it_found_twice() {
+    let dir = temp_dir("replay-verify-twice");
+    let path = dir.join("games.jsonl");
+    samples::write(&path, &sample_games());
+    let p = path.to_str().unwrap();
+    let out = multiversi("replay").args(&["--verify", p, p]).run();
+    out.assert_code(0);
+    let text = out.stdout();
+    let first = sample_games()[0].game.clone();
+    assert!(
+        text.contains(&format!(
+            "{p}:1: game {first}: the same game id as at {p}:1 (the standings count it once)"
+        )),
+        "{text}"
+    );
+    assert!(
+        text.ends_with(
+            "verified 10 games: 10 hold, 0 do not; 0 damaged lines; 5 game id(s) found a second \
+             time\n"
+        ),
+        "{text}"
+    );
+}
+
 #[test]
 fn verify_names_the_line_game_ply_and_difference_of_each_problem() {
     let good = sample_games();
