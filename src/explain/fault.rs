@@ -65,26 +65,17 @@ pub fn fault_message(game: &str, bot: &FaultedBot, fault: &FaultRecord) -> Strin
             out += &format!("  | {line}\n");
         }
     }
-    match (bot.log, lines.is_empty()) {
+    if let Some(log) = bot.log {
         // A remote bot's stderr is on its owner's machine (`multiversi connect` shows it); its
         // log here has the referee's side of the connection.
-        (Some(log), _) if bot.remote => {
-            out += &format!("  the referee's notes on it: {}\n", log.display())
-        }
-        (Some(log), _) => match bot.log_full {
-            Some(cap) => {
-                out += &format!(
-                    "  its stderr until its log was full ({} MiB): {}\n",
-                    cap >> 20,
-                    log.display()
-                )
-            }
-            None => out += &format!("  its whole stderr: {}\n", log.display()),
-        },
-        (None, false) => {
-            out += "  (to keep a bot's whole stderr, run the match with --log-dir DIR)\n"
-        }
-        (None, true) => {}
+        let what = match bot.log_full {
+            _ if bot.remote => "the referee's notes on it".to_string(),
+            Some(cap) => format!("its stderr until its log was full ({} MiB)", cap >> 20),
+            None => "its whole stderr".to_string(),
+        };
+        out += &format!("  {what}: {}\n", log.display());
+    } else if !lines.is_empty() {
+        out += "  (to keep a bot's whole stderr, run the match with --log-dir DIR)\n";
     }
     out
 }

@@ -27,6 +27,17 @@ pub struct BotLog {
     path: std::path::PathBuf,
 }
 
+#[derive(Debug)]
+struct LogFile {
+    /// None once a write failed, or the notes past the cap are used up too.
+    file: Option<File>,
+    written: u64,
+    /// The cap has been reached: only the referee's notes are written, up to `NOTES_PAST_CAP`.
+    capped: bool,
+    /// Bytes of notes written past the cap.
+    notes_past_cap: u64,
+}
+
 impl LogFile {
     /// Writes what of `bytes` fits in `room`: how much that was, or None when the log is closed
     /// or the write failed, which closes it. A failing log must not stop the game: the log is
@@ -47,17 +58,6 @@ impl LogFile {
             let _ = writeln!(file, "\n[multiversi: {what}]");
         }
     }
-}
-
-#[derive(Debug)]
-struct LogFile {
-    /// None once a write failed, or the notes past the cap are used up too.
-    file: Option<File>,
-    written: u64,
-    /// The cap has been reached: only the referee's notes are written, up to `NOTES_PAST_CAP`.
-    capped: bool,
-    /// Bytes of notes written past the cap.
-    notes_past_cap: u64,
 }
 
 impl BotLog {

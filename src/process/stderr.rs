@@ -73,22 +73,22 @@ impl Stderr {
     /// ends within `HELD_BACK_SLACK` of any moment during it; what an earlier flood left in the
     /// pipe is read within milliseconds, and does not count for a later moment.
     pub(super) fn held_back_at(&self, at: Instant) -> bool {
-        let sink = match self.sink.lock() {
-            Ok(sink) => sink,
-            Err(poisoned) => poisoned.into_inner(),
-        };
-        sink.held_back
+        self.held_back()
             .is_some_and(|until| until + HELD_BACK_SLACK >= at)
     }
 
     /// Whether the bot's stderr was read at the flood rate at some time since `since` (a game's
     /// start): it then waited on its stderr at times, and its answers' times include that.
     pub(super) fn held_back_since(&self, since: Instant) -> bool {
-        let sink = match self.sink.lock() {
-            Ok(sink) => sink,
-            Err(poisoned) => poisoned.into_inner(),
-        };
-        sink.held_back.is_some_and(|until| until >= since)
+        self.held_back().is_some_and(|until| until >= since)
+    }
+
+    /// Until when the drainer last held off reading (see `StderrSink::held_back`).
+    fn held_back(&self) -> Option<Instant> {
+        match self.sink.lock() {
+            Ok(sink) => sink.held_back,
+            Err(poisoned) => poisoned.into_inner().held_back,
+        }
     }
 
     /// The bot is ending: its last stderr is read at once, not at the flood rate.

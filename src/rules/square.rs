@@ -86,66 +86,39 @@ pub fn parse_square_list(text: &str) -> Result<Vec<Square>, ParseSquareError> {
         .collect()
 }
 
-/// A square's name in a few bytes on the stack: what records write for every move and every
-/// flipped disc, where formatting each one through `Display` was most of what writing a game's
-/// record cost (`valgrind --tool=callgrind`).
-#[derive(Clone, Copy)]
-pub struct ShortName {
-    bytes: [u8; 3],
-    len: u8,
-}
-
-impl ShortName {
-    pub fn as_str(&self) -> &str {
-        // Only ASCII letters and digits are ever written (see `Square::short_name`).
-        std::str::from_utf8(&self.bytes[..self.len as usize]).unwrap_or("")
-    }
-}
-
 impl Square {
-    /// The name as `ShortName`, for the squares a name can be given to here (columns `a` to
-    /// `z`, rows 1 to 99); `None` beyond them, where only `Display` spells it.
-    pub fn short_name(self) -> Option<ShortName> {
-        if !self.has_short_name() {
-            return None;
-        }
-        let row = self.row + 1;
-        let mut bytes = [b'a' + self.col, b'0' + row, 0];
-        let len = if row < 10 {
-            2
-        } else {
-            bytes[1..].copy_from_slice(&[b'0' + row / 10, b'0' + row % 10]);
-            3
-        };
-        Some(ShortName { bytes, len })
-    }
-}
-
-impl Square {
+    /// Whether the name is one this project writes: columns `a` to `z`, rows 1 to 99.
     #[inline]
     fn has_short_name(self) -> bool {
         self.col < MAX_NAME_SIDE && self.row < 99
     }
 
-    /// The name as a JSON string, quotes included, appended to `out`: the bytes serde writes,
-    /// without its scan for characters to escape, which a name never has. The turn line writes
-    /// one for every legal move, a record one for every move and every flipped disc.
+    /// The name in quotes, in five bytes on the stack, and how many of them it takes, for a
+    /// square that `has_short_name`: what a record writes for every move and every flipped
+    /// disc, and the turn line for every legal move, where formatting each one through
+    /// `Display` was most of what writing them cost (`valgrind --tool=callgrind`).
     #[inline]
-    pub fn push_json(self, out: &mut Vec<u8>) {
-        if !self.has_short_name() {
-            return self.push_json_as_serde(out);
-        }
-        // The five bytes of the longest name copied at once and the line cut back to the
-        // name's length: a copy of known size, where a copy of the name's own length calls
-        // `memcpy`.
+    fn quoted_name(self) -> ([u8; 5], usize) {
         let row = self.row as u32 + 1;
-        let (bytes, len) = if row >= 10 {
+        if row >= 10 {
             let tens = b'0' + (row / 10) as u8;
             let units = b'0' + (row % 10) as u8;
             ([b'"', b'a' + self.col, tens, units, b'"'], 5)
         } else {
             ([b'"', b'a' + self.col, b'0' + row as u8, b'"', 0], 4)
-        };
+        }
+    }
+
+    /// The name as a JSON string, quotes included, appended to `out`: the bytes serde writes,
+    /// without its scan for characters to escape, which a name never has.
+    #[inline]
+    pub fn push_json(self, out: &mut Vec<u8>) {
+        if !self.has_short_name() {
+            return self.push_json_as_serde(out);
+        }
+        // All five bytes copied at once and the line cut back to the name's length: a copy of
+        // known size, where a copy of the name's own length calls `memcpy`.
+        let (bytes, len) = self.quoted_name();
         let at = out.len();
         out.extend_from_slice(&bytes);
         out.truncate(at + len);
@@ -161,9 +134,14 @@ impl Square {
 
 impl serde::Serialize for Square {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        match self.short_name() {
-            Some(name) => s.serialize_str(name.as_str()),
-            None => s.collect_str(self),
+        if !self.has_short_name() {
+            return s.collect_str(self);
+        }
+        let (bytes, len) = self.quoted_name();
+        // Only ASCII letters and digits between the quotes.
+        match std::str::from_utf8(&bytes[1..len - 1]) {
+            Ok(name) => s.serialize_str(name),
+            Err(_) => s.collect_str(self),
         }
     }
 }

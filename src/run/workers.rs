@@ -135,7 +135,9 @@ struct Shared<'a> {
     reported: Vec<AtomicBool>,
     /// Some sink wants the move-by-move events.
     moves: bool,
-    /// Per bot: the games in which its stderr was read at the flood rate (`Summary`).
+    /// Per bot: the games it was started again for, and those in which its stderr was read at
+    /// the flood rate (`Summary`).
+    restarted: Vec<AtomicU64>,
     stderr_held_back: Vec<AtomicU64>,
 }
 
@@ -158,13 +160,11 @@ pub fn run(run: &Run, sinks: &mut [&mut dyn Sink]) -> Summary {
         silent: run.bots.iter().map(|_| AtomicBool::new(false)).collect(),
         answered: run.bots.iter().map(|_| AtomicBool::new(false)).collect(),
         reported: run.bots.iter().map(|_| AtomicBool::new(false)).collect(),
+        restarted: run.bots.iter().map(|_| AtomicU64::new(0)).collect(),
         stderr_held_back: run.bots.iter().map(|_| AtomicU64::new(0)).collect(),
         moves: sinks.iter().any(|s| s.interest().moves),
     };
-    let mut summary = Summary {
-        restarted: vec![0; run.bots.len()],
-        ..Summary::default()
-    };
+    let mut summary = Summary::default();
     let (tx, rx) = mpsc::channel::<Message>();
     std::thread::scope(|scope| {
         // The writer runs until every worker has dropped its handle on it, so that every game
@@ -212,16 +212,6 @@ pub fn run(run: &Run, sinks: &mut [&mut dyn Sink]) -> Summary {
         loop {
             match rx.recv_timeout(Duration::from_millis(250)) {
                 Ok(Message::Event(event)) => {
-                    if let Event::GameEnded { record, bots, .. } = &event {
-                        for seat in record.seats.iter().filter(|s| s.restarted) {
-                            if let Some(n) = bots
-                                .get(seat.seat)
-                                .and_then(|&bot| summary.restarted.get_mut(bot))
-                            {
-                                *n += 1;
-                            }
-                        }
-                    }
                     match &event {
                         Event::GameEnded { recorded: true, .. } => summary.games += 1,
                         Event::GameEnded {
@@ -249,11 +239,10 @@ pub fn run(run: &Run, sinks: &mut [&mut dyn Sink]) -> Summary {
     });
     sinks.iter_mut().for_each(|s| s.finish());
     summary.interrupted = interrupted();
-    summary.stderr_held_back = shared
-        .stderr_held_back
-        .iter()
-        .map(|n| n.load(Ordering::Relaxed))
-        .collect();
+    let counts =
+        |per_bot: &[AtomicU64]| per_bot.iter().map(|n| n.load(Ordering::Relaxed)).collect();
+    summary.restarted = counts(&shared.restarted);
+    summary.stderr_held_back = counts(&shared.stderr_held_back);
     // Each shutdown swept after its bot; this catches anything left over from the whole run.
     sweep_strays(None);
     summary
@@ -603,12 +592,16 @@ fn worker(shared: &Shared, tx: mpsc::Sender<Message>, commit: Option<mpsc::SyncS
                 break;
             };
             played += 1;
-            for &i in &seating {
+            let bots: Vec<usize> = seating.iter().map(|&i| deal.bots[i]).collect();
+            // What each bot did that is no fault but costs it, for the notes at the run's end.
+            for (seat, (&i, &bot)) in seating.iter().zip(&bots).enumerate() {
+                if record.seats.get(seat).is_some_and(|s| s.restarted) {
+                    shared.restarted[bot].fetch_add(1, Ordering::Relaxed);
+                }
                 if players[i].stderr_held_back_since(started) {
-                    shared.stderr_held_back[deal.bots[i]].fetch_add(1, Ordering::Relaxed);
+                    shared.stderr_held_back[bot].fetch_add(1, Ordering::Relaxed);
                 }
             }
-            let bots: Vec<usize> = seating.iter().map(|&i| deal.bots[i]).collect();
             let silent_seats = check_answers(shared, &record, &bots, &tx);
             let recorded = silent_seats.is_empty() || run.silent == SilentBots::PlayOn;
             all_recorded &= recorded;
