@@ -136,6 +136,25 @@ impl Wire {
         self.end_watch = Some(fd);
     }
 
+    /// Waits up to `wait` for the end watch to fire, reading and writing nothing; false at
+    /// once when there is no end watch, true when it fired. For a shutdown, which waits for the
+    /// bot's exit itself rather than for its output.
+    pub fn wait_end(&self, wait: Duration) -> Option<bool> {
+        let watch = self.end_watch.as_ref()?;
+        let mut entry = [libc::pollfd {
+            fd: watch.as_raw_fd(),
+            events: libc::POLLIN,
+            revents: 0,
+        }];
+        let timeout = libc::timespec {
+            tv_sec: wait.as_secs().min(i32::MAX as u64) as libc::time_t,
+            tv_nsec: wait.subsec_nanos() as libc::c_long,
+        };
+        // SAFETY: one valid pollfd entry and a valid timespec.
+        let ready = unsafe { libc::ppoll(entry.as_mut_ptr(), 1, &timeout, std::ptr::null()) };
+        Some(ready > 0)
+    }
+
     pub fn log(&self) -> Option<&BotLog> {
         self.log.as_ref()
     }
