@@ -209,6 +209,10 @@ fn ready_text(ready: Option<&ReadyInfo>) -> String {
         .flatten()
         .collect::<Vec<_>>()
         .join(" ");
+    // A `ready` with neither name nor version said nothing to show: words, not a blank.
+    if said.is_empty() {
+        return "(no name)".into();
+    }
     crate::text::visible(&crate::protocol::truncate(&said, 40)).into_owned()
 }
 
@@ -238,25 +242,36 @@ mod tests {
             version: Some("0.3".into()),
         });
         table.add(&[0, 1, 2], &first);
-        table.add(&[1, 2, 0], &game(&["b", "c", "a"], 1, "g2"));
+        // a answers with a bare ready (no name, no version) in its second game.
+        let mut second = game(&["b", "c", "a"], 1, "g2");
+        second.seats[2].ready = Some(ReadyInfo {
+            name: None,
+            version: None,
+        });
+        table.add(&[1, 2, 0], &second);
         assert!(table.take_changes().is_empty());
         let text = table.text();
         let lines: Vec<&str> = text.lines().collect();
-        // c won both: first, with its ready; a never sent one.
+        // c won both: first, with its ready; b never sent one, a one that says nothing.
         assert!(lines[0].starts_with("  #  bot  rating"), "{text}");
         assert!(lines[0].ends_with("ready as"), "{text}");
         assert!(lines[1].starts_with("  1  c "), "{text}");
         assert!(lines[1].ends_with("  Clever C 0.3"), "{text}");
-        assert!(
-            lines[2].ends_with("  -") && lines[3].ends_with("  -"),
-            "{text}"
-        );
+        let line_of = |bot: &str| {
+            lines[2..4]
+                .iter()
+                .find(|l| l.contains(&format!("  {bot}  ")))
+                .copied()
+                .unwrap_or_default()
+        };
+        assert!(line_of("b").ends_with("  -"), "{text}");
+        assert!(line_of("a").ends_with("  (no name)"), "{text}");
         assert!(lines[4].starts_with("2 games in 2 deals"), "{text}");
         assert_eq!(lines[5], "no game finished in this run: idle");
         // The same numbers as `multiversi standings` computes from the records.
         let mut games = Games::new();
         games.add(&first).unwrap();
-        games.add(&game(&["b", "c", "a"], 1, "g2")).unwrap();
+        games.add(&second).unwrap();
         let s = standings::compute(&games, &Options::quick()).unwrap();
         assert_eq!(table.standings().unwrap().bots, s.bots);
 
