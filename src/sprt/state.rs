@@ -719,7 +719,7 @@ impl Report {
     /// sprt new vs old: elo0 0, elo1 10, alpha 0.05, beta 0.05
     /// LLR 1.23 of (-2.94, 2.94): continue
     /// 1234 games in 617 pairs; pairs scoring 0, ¼, ½, ¾, 1: 12, 100, 300, 150, 55
-    /// new - old: +12.3 Elo, 95% interval [-3.4, +28.0], LOS 93.4%
+    /// new - old, from the pairs: +12.3 Elo, 95% interval [-3.4, +28.0], LOS 93.4%
     /// against the field: new 61.2% (wins 35.0%, mean place 1.85), old 55.0% (wins 30.1%, mean place 2.02)
     /// ```
     pub fn text(&self) -> String {
@@ -763,7 +763,10 @@ impl Report {
             labels.join(", "),
             counts.join(", ")
         );
-        out += &format!("{} - {}: ", self.candidate, self.baseline);
+        // "From the pairs": the standings printed above this report have an Elo scale and an
+        // LOS column of their own (every game, a bootstrap over deals); the test decides on
+        // these, the pairs' own.
+        out += &format!("{} - {}, from the pairs: ", self.candidate, self.baseline);
         match self.elo {
             Some(e) => {
                 out += &format!(

@@ -609,7 +609,7 @@ fn the_report_says_why_it_has_no_elo_estimate() {
         let report = report_after(half_points);
         let text = report.text();
         assert!(
-            text.contains(&format!("new - old: {words}")),
+            text.contains(&format!("new - old, from the pairs: {words}")),
             "{half_points:?}: {text}"
         );
         assert_eq!(
