@@ -159,8 +159,8 @@ impl Evidence {
             id,
             title,
             format!(
-                "first ready after {first:.1} ms, slowest of {} timed starts {slowest:.1} ms \
-                 (limit {limit} ms)",
+                "first ready after {first:.1} ms, slowest {slowest:.1} ms, of {} starts timed \
+                 one by one (limit {limit} ms)",
                 self.ready_ms.len()
             ),
         )
