@@ -690,18 +690,26 @@ impl Connection {
     }
 }
 
-/// The one wording of a bot that exited while a process it started still holds its stdout open,
-/// whether its exit was seen at once or only at the deadline: with its exit status, so that the
-/// record says how it ended, and with the helper, so that the author knows why no end of output
-/// came.
-/// Ends bots politely, all at once: every stdin is closed first, so they exit in parallel.
+/// Ends bots politely, all at once, each with the whole `grace` from the moment their input
+/// ends (see `crate::process::shutdown_all`); a remote bot's client has until the same moment
+/// to close its side.
 pub fn shut_down_all<'a>(bots: impl IntoIterator<Item = &'a mut Connection>, grace: Duration) {
-    let mut bots: Vec<&mut Connection> = bots.into_iter().collect();
-    for bot in &mut bots {
-        bot.close_input();
-    }
+    let mut local = Vec::new();
+    let mut remote = Vec::new();
     for bot in bots {
-        bot.shut_down(grace);
+        match bot.process.take() {
+            Some(Transport::Local(p)) => local.push(p),
+            Some(Transport::Remote(mut r)) => {
+                r.finish_input();
+                remote.push(r);
+            }
+            None => {}
+        }
+    }
+    let closed_by = Instant::now() + grace;
+    crate::process::shutdown_all(local, grace);
+    for mut r in remote {
+        r.wait_closed(closed_by.saturating_duration_since(Instant::now()));
     }
 }
 

@@ -329,26 +329,29 @@ impl BotProcess {
     }
 
     /// The polite end: stdin closed, `grace` to exit, then SIGTERM to the group, a shorter grace,
-    /// SIGKILL to the group (always, for helpers left in it), and the reap.
-    ///
-    /// A bot that had to be signalled has it said in its log, with how it ended: an author who
-    /// finds a bot's last words cut short then knows the referee ended it, and why.
-    pub fn shutdown(mut self, grace: Duration) -> Option<ExitStatus> {
-        self.close_stdin();
-        let mut signalled = false;
-        if self.wait_exit(grace).is_none() {
-            signalled = true;
+    /// SIGKILL to the group (always, for helpers left in it), and the reap (see `shutdown_all`).
+    pub fn shutdown(self, grace: Duration) -> Option<ExitStatus> {
+        shutdown_all(vec![self], grace).pop().flatten()
+    }
+
+    /// Notes in the log that the bot is still running after `waited`, and sends SIGTERM to its
+    /// group.
+    fn terminate(&mut self, waited: Duration) {
+        self.log_note(&format!(
+            "still running {} ms after its stdin closed: SIGTERM to its process group",
+            waited.as_millis()
+        ));
+        let _ = killpg(Pid::from_raw(self.pgid), Signal::SIGTERM);
+    }
+
+    /// The end of a shutdown: SIGKILL to the group (noted if the bot itself was still running
+    /// `after_term` after its SIGTERM), the reap, the sweep, the last of its stderr.
+    fn finish_shutdown(mut self, signalled: bool, after_term: Duration) -> Option<ExitStatus> {
+        if signalled && self.try_status().is_none() {
             self.log_note(&format!(
-                "still running {} ms after its stdin closed: SIGTERM to its process group",
-                grace.as_millis()
+                "still running {} ms after SIGTERM: SIGKILL to its process group",
+                after_term.as_millis()
             ));
-            let _ = killpg(Pid::from_raw(self.pgid), Signal::SIGTERM);
-            if self.wait_exit(grace / 2).is_none() {
-                self.log_note(&format!(
-                    "still running {} ms after SIGTERM: SIGKILL to its process group",
-                    (grace / 2).as_millis()
-                ));
-            }
         }
         self.signal_kill();
         let status = self.reap();
@@ -385,6 +388,42 @@ impl Drop for BotProcess {
         }
         unregister_group(self.pgid);
     }
+}
+
+/// Ends bots politely, together: every stdin is closed, and every bot has the same `grace` from
+/// then to exit; those still running get SIGTERM together and the same `grace / 2` more; then
+/// each group gets SIGKILL (always, for helpers left in it) and each bot is reaped. Their
+/// statuses, in order.
+///
+/// Together, because one bot after another gave each the grace left after those before it had
+/// used theirs: with four bots that do not exit, the fourth got SIGTERM four graces after its
+/// stdin closed, at every end of a game with `--restart`. A bot that had to be signalled has it
+/// said in its log, with how it ended: an author who finds a bot's last words cut short then
+/// knows the referee ended it, and why.
+pub fn shutdown_all(mut bots: Vec<BotProcess>, grace: Duration) -> Vec<Option<ExitStatus>> {
+    for bot in &mut bots {
+        bot.close_stdin();
+    }
+    let exit_by = Instant::now() + grace;
+    let mut signalled = vec![false; bots.len()];
+    for (bot, signalled) in bots.iter_mut().zip(&mut signalled) {
+        let left = exit_by.saturating_duration_since(Instant::now());
+        if bot.wait_exit(left).is_none() {
+            bot.terminate(grace);
+            *signalled = true;
+        }
+    }
+    let after_term = grace / 2;
+    let kill_by = Instant::now() + after_term;
+    for (bot, &signalled) in bots.iter_mut().zip(&signalled) {
+        if signalled {
+            bot.wait_exit(kill_by.saturating_duration_since(Instant::now()));
+        }
+    }
+    bots.into_iter()
+        .zip(signalled)
+        .map(|(bot, signalled)| bot.finish_shutdown(signalled, after_term))
+        .collect()
 }
 
 /// Waits up to `wait` until any of the bots has output (or takes pending input), and reads and

@@ -55,7 +55,7 @@ mod wire;
 mod words;
 
 pub use affinity::{allowed_cpus, pin_this_thread};
-pub use child::{wait_any, BotProcess};
+pub use child::{shutdown_all, wait_any, BotProcess};
 pub use log::{BotLog, STDERR_LOG_CAP};
 pub use safety::{
     become_subreaper, ignore_file_size_signal, install_signal_handlers, interrupted,

@@ -98,6 +98,40 @@ fn a_bot_that_outstays_its_input_gets_sigterm_then_sigkill() {
     );
 }
 
+/// Bots ended together share one grace period: each gets SIGTERM a grace after its own input
+/// ended, not after the graces of the bots ended before it (which gave the fourth of four such
+/// bots four graces).
+#[test]
+fn bots_that_outstay_their_input_share_one_grace_period() {
+    let dir = temp_dir("grace-shared");
+    let logs = ["log-1", "log-2", "log-3", "log-4"];
+    let bots: Vec<String> = logs
+        .iter()
+        .map(|log| probe(&dir, log, &["eof=linger"]))
+        .collect();
+    let mut args: Vec<&str> = bots.iter().map(String::as_str).collect();
+    args.extend(["--grace-ms", "1000", "--startup-ms", "20000", "--move-ms", "5000"]);
+    multiversi("match")
+        .args(&args)
+        .record(&dir.join("games.jsonl"))
+        .run()
+        .assert_ok();
+    assert_no_process_left(&dir.join("pids"));
+    for log in logs {
+        let events = probe_log(&dir, log);
+        let time_of = |what: &str| events.iter().find(|e| e.event == what).map(|e| e.t);
+        let eof = time_of("eof").expect("the bot saw its input end");
+        let term = time_of("term").expect("the bot got SIGTERM");
+        // A second grace would put SIGTERM 2000 ms after the end of input; 300 ms of slack on
+        // each bound for a loaded machine.
+        assert!(
+            (0.7..1.7).contains(&(term - eof)),
+            "{log}: SIGTERM {:.0} ms after the end of its input, with a grace of 1000 ms",
+            (term - eof) * 1000.0
+        );
+    }
+}
+
 #[test]
 fn restart_starts_every_bot_afresh_for_each_game() {
     let dir = temp_dir("restart-flag");
