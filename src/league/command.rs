@@ -629,6 +629,10 @@ pub fn play_config(config: &LeagueConfig, place: &Place) -> Result<()> {
     let at_once = AtOnce {
         concurrency,
         deals: deals.len(),
+        shared: deals
+            .iter()
+            .filter(|d| d.games.len() >= 2 && !d.bots.iter().any(|&b| bots[b].builtin))
+            .count(),
     };
     let time = TimeControl {
         move_ms: config.move_ms,
@@ -774,25 +778,33 @@ fn check_addresses(place: &Place) -> Result<()> {
     Ok(())
 }
 
-/// How many games a run plays at once: its concurrency, unless it has fewer deals left, since
-/// one worker plays a deal's games one after another with the same bot processes.
+/// How many games a run plays at once: its concurrency. Workers with no deal left to start
+/// share the games of a deal in play (`crate::run`), except a deal with a built-in bot, whose
+/// games one worker plays one after another: with fewer deals left than workers, all of them
+/// with a built-in bot, fewer games are played at once.
 #[derive(Clone, Copy)]
 struct AtOnce {
     concurrency: usize,
     deals: usize,
+    /// The deals whose games several workers may share.
+    shared: usize,
 }
 
 impl AtOnce {
     fn games(self) -> usize {
-        self.concurrency.min(self.deals).max(1)
+        if self.shared > 0 {
+            self.concurrency
+        } else {
+            self.concurrency.min(self.deals).max(1)
+        }
     }
 
     /// "4 at a time", or why fewer.
     fn words(self) -> String {
-        if self.deals > 0 && self.deals < self.concurrency {
+        if self.deals > 0 && self.deals < self.concurrency && self.shared == 0 {
             format!(
-                "{} at a time (concurrency {}, but a deal's games are played one after another \
-                 and only {} deal(s) are left to play)",
+                "{} at a time (concurrency {}, but the games of a deal with a built-in bot are \
+                 played one after another, and only {} deal(s) are left to play)",
                 self.games(),
                 self.concurrency,
                 self.deals

@@ -148,7 +148,8 @@ impl DealGames {
     }
 }
 
-/// Games with the same bots, rules and opening, played by one worker with the same processes.
+/// Games with the same bots, rules and opening, played by one worker with the same processes
+/// (and by idle workers that join it, with processes of their own: `workers`).
 #[derive(Clone, Debug)]
 pub struct DealPlan {
     /// The bots, by their place in the run's `bots`.

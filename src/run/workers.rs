@@ -4,9 +4,12 @@
 //! Each worker is a thread that owns the processes of the bots it plays with: it takes the next
 //! deal from a shared queue, plays the deal's games one after another with the same processes
 //! (a bot is started again only after a fault, or for every game with `restart`), and keeps a
-//! bot's process for the next deal when that deal has the bot too. Built-in bots are started
-//! afresh for every deal with a seed drawn from the deal, so that their random choices do not
-//! depend on which worker played which deal before.
+//! bot's process for the next deal when that deal has the bot too. Once no deal is left to
+//! start, an idle worker joins the deal in play with the most games left, with processes of its
+//! own (`DealWork`), so that the last deals, or a run of fewer deals than workers, still keep
+//! every worker busy. Built-in bots are started afresh for every deal with a seed drawn from the
+//! deal, so that their random choices do not depend on which worker played which deal before;
+//! a deal with one is not joined.
 //!
 //! Records are committed in groups. The worker that played a game serialises its record and
 //! hands it to the run's one writer thread, and goes on to its next game at once; the writer
@@ -34,9 +37,9 @@ use crate::record::{FaultKind, FaultRecord, GameRecord, MoveRecord, SeatRecord};
 use crate::referee::{play_game, GameSetup, Observer};
 use crate::rules::Position;
 use std::collections::VecDeque;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::mpsc;
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
 /// A bot that never answered `start`, with what the first game saw of it.
@@ -121,10 +124,103 @@ struct ToWrite {
     reported: Option<mpsc::SyncSender<()>>,
 }
 
+/// A deal in play, its games handed out one at a time: to the worker that took the deal, and
+/// to idle workers that join it once no deal is left to start. Without that, a run's last deals
+/// (or a run with fewer deals than workers) left workers idle while one played a whole deal's
+/// games one after another. A joining worker plays with its own processes of the deal's bots,
+/// as a worker of another deal with the same bots would. Not joined: a deal shared with other
+/// runs, whose claim one worker releases once its games are on disk, and a deal with a built-in
+/// bot, whose moves follow from its deal's seed through the games one process plays in order.
+struct DealWork {
+    deal: usize,
+    games: Vec<super::plan::GamePlan>,
+    /// The next game to hand out (past the end once all are).
+    next: AtomicUsize,
+    /// The games of the deal played so far, and their time in all (µs): what a game of it
+    /// takes, for whether joining it is worth the start of processes.
+    played: AtomicU64,
+    played_us: AtomicU64,
+}
+
+impl DealWork {
+    fn new(deal: usize, games: Vec<super::plan::GamePlan>) -> DealWork {
+        DealWork {
+            deal,
+            games,
+            next: AtomicUsize::new(0),
+            played: AtomicU64::new(0),
+            played_us: AtomicU64::new(0),
+        }
+    }
+
+    /// Counts a game of the deal played in `took`.
+    fn note_played(&self, took: Duration) {
+        self.played_us
+            .fetch_add(took.as_micros() as u64, Ordering::Relaxed);
+        self.played.fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// Whether an idle worker should join: enough games left, and, once some have been played,
+    /// enough time in them (see `JOIN_WORK`). A deal none of whose games has ended yet is
+    /// joined: it has just begun, and its games' length is not known.
+    fn worth_joining(&self) -> bool {
+        let left = self.left() as u64;
+        let played = self.played.load(Ordering::Relaxed);
+        left >= JOIN_AT_LEAST as u64
+            && (played == 0
+                || self.played_us.load(Ordering::Relaxed) / played * left
+                    >= JOIN_WORK.as_micros() as u64)
+    }
+
+    /// The next game no worker has taken.
+    fn take(&self) -> Option<&super::plan::GamePlan> {
+        self.games.get(self.next.fetch_add(1, Ordering::SeqCst))
+    }
+
+    /// Takes every game not yet taken; how many there were.
+    fn take_rest(&self) -> usize {
+        let taken = self.next.swap(self.games.len(), Ordering::SeqCst);
+        self.games.len().saturating_sub(taken)
+    }
+
+    fn left(&self) -> usize {
+        self.games
+            .len()
+            .saturating_sub(self.next.load(Ordering::SeqCst))
+    }
+}
+
+/// The fewest games left in a deal for an idle worker to join it: with one left, the worker
+/// playing the deal takes it next, and a joiner would only start processes.
+const JOIN_AT_LEAST: usize = 2;
+
+/// The least time the games left in a deal must take, at the deal's pace so far, for an idle
+/// worker to join it. A joiner starts its own processes of the deal's bots first (a few
+/// milliseconds for a compiled bot, tens for Python, hundreds for a JVM), and the game it took
+/// waits for them: for games of instant bots, a few milliseconds a game, joining would end the
+/// deal later, not sooner.
+const JOIN_WORK: Duration = Duration::from_secs(1);
+
+/// A deal taken off the queue and not yet open to join: while one is, an idle worker waits to see
+/// whether it may join it (`Shared::deal_to_join`).
+struct Starting<'a> {
+    count: &'a AtomicUsize,
+}
+
+impl Drop for Starting<'_> {
+    fn drop(&mut self) {
+        self.count.fetch_sub(1, Ordering::SeqCst);
+    }
+}
+
 /// State the workers share.
 struct Shared<'a> {
     run: &'a Run,
     queue: Mutex<VecDeque<usize>>,
+    /// The deals in play that idle workers may join (see `DealWork`).
+    open: Mutex<Vec<Arc<DealWork>>>,
+    /// Deals taken off the queue whose games are not yet open to join (see `Starting`).
+    starting: AtomicUsize,
     /// Set when the run must stop early (a silent bot in a match, a failed write, a sink).
     stop: AtomicBool,
     /// Per bot: it never answered `start` and is left out.
@@ -146,8 +242,45 @@ impl Shared<'_> {
         interrupted() || self.stop.load(Ordering::SeqCst)
     }
 
-    fn next_deal(&self) -> Option<usize> {
-        self.queue.lock().ok()?.pop_front()
+    /// The next deal to start, counted as starting until the guard is dropped.
+    fn next_deal(&self) -> Option<(usize, Starting<'_>)> {
+        let mut queue = self.queue.lock().ok()?;
+        let d = queue.pop_front()?;
+        self.starting.fetch_add(1, Ordering::SeqCst);
+        Some((
+            d,
+            Starting {
+                count: &self.starting,
+            },
+        ))
+    }
+
+    fn open_deals(&self) -> MutexGuard<'_, Vec<Arc<DealWork>>> {
+        self.open.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// For a worker with no deal left to start: the deal in play with the most games left to
+    /// take, if one is worth joining. While another worker is starting a deal (it has taken it
+    /// off the queue, and not yet opened its games), the answer waits for it: otherwise a run
+    /// of one deal could leave its second worker with nothing, as it looked too soon.
+    fn deal_to_join(&self) -> Option<Arc<DealWork>> {
+        loop {
+            if self.halted() {
+                return None;
+            }
+            // Read before the look: if no deal was starting then, every deal in play was open.
+            let starting = self.starting.load(Ordering::SeqCst);
+            let found = self
+                .open_deals()
+                .iter()
+                .filter(|work| work.worth_joining())
+                .max_by_key(|work| work.left())
+                .cloned();
+            if found.is_some() || starting == 0 {
+                return found;
+            }
+            std::thread::sleep(Duration::from_millis(1));
+        }
     }
 }
 
@@ -156,6 +289,8 @@ pub fn run(run: &Run, sinks: &mut [&mut dyn Sink]) -> Summary {
     let shared = Shared {
         run,
         queue: Mutex::new((0..run.deals.len()).collect()),
+        open: Mutex::new(Vec::new()),
+        starting: AtomicUsize::new(0),
         stop: AtomicBool::new(false),
         silent: run.bots.iter().map(|_| AtomicBool::new(false)).collect(),
         answered: run.bots.iter().map(|_| AtomicBool::new(false)).collect(),
@@ -491,11 +626,25 @@ fn worker(shared: &Shared, tx: mpsc::Sender<Message>, commit: Option<mpsc::SyncS
         } else {
             run.claims.as_ref().and_then(|c| c.retry())
         };
-        let (d, retried) = match retried {
-            Some((d, recorded)) => (d, Some(recorded)),
+        let (d, retried, starting) = match retried {
+            Some((d, recorded)) => (d, Some(recorded), None),
             None => match shared.next_deal() {
-                Some(d) => (d, None),
-                None => break,
+                Some((d, starting)) => (d, None, Some(starting)),
+                // No deal left to start: help with the one in play with the most games left.
+                None => match shared.deal_to_join() {
+                    Some(work) => {
+                        let played = play_deal(shared, &work, &mut relay, &commit, &mut kept);
+                        if played.unplayed > 0 {
+                            skipped(played.unplayed);
+                        }
+                        crate::heap::finished(played.played as u64);
+                        if interrupted() {
+                            break;
+                        }
+                        continue;
+                    }
+                    None => break,
+                },
             },
         };
         let deal = &run.deals[d];
@@ -534,159 +683,34 @@ fn worker(shared: &Shared, tx: mpsc::Sender<Message>, commit: Option<mpsc::SyncS
             }
             continue;
         }
-        let mut players: Vec<Connection> = deal
-            .bots
-            .iter()
-            .map(|&b| {
-                let spec = &run.bots[b];
-                match kept.iter().position(|(k, _)| *k == b && !spec.builtin) {
-                    Some(i) => kept.swap_remove(i).1,
-                    None => new_player(spec, b, deal.seed),
-                }
-            })
-            .collect();
-        shut_down_all(kept.iter_mut().map(|(_, p)| p), run.grace);
-        kept.clear();
-        let mut played = 0;
-        // Games of this deal handed to the writer: its claim is then released through it.
-        let mut handed = 0;
-        // Every game played so far is recorded (a silent bot's may not be).
-        let mut all_recorded = true;
-        for game in &games {
-            if shared.halted()
-                || deal
-                    .bots
-                    .iter()
-                    .any(|&b| shared.silent[b].load(Ordering::SeqCst))
-            {
-                break;
-            }
-            if run.restart && played > 0 {
-                shut_down_all(players.iter_mut(), run.grace);
-            }
-            let setup = GameSetup {
-                game: deal.id(game),
-                rules: deal.rules.clone(),
-                seed: Some(deal.seed),
-                time: run.time,
-                opening: deal.opening.clone(),
-                place: Some(deal.place(game)),
-            };
-            let seating = game.order();
-            relay.seated = seating
-                .iter()
-                .map(|&i| SeatedBot {
-                    name: players[i].spec.name.clone(),
-                    log: players[i].spec.log.as_ref().map(|l| l.path().to_path_buf()),
-                    builtin: run.bots[deal.bots[i]].builtin,
-                    remote: players[i].is_remote(),
-                    log_full: None,
-                })
-                .collect();
-            relay.unproven = seating
-                .iter()
-                .map(|&i| !shared.answered[deal.bots[i]].load(Ordering::SeqCst))
-                .collect();
-            let started = Instant::now();
-            let Ok(mut record) = play_game(&setup, &mut players, &seating, &mut relay) else {
-                break;
-            };
-            played += 1;
-            let bots: Vec<usize> = seating.iter().map(|&i| deal.bots[i]).collect();
-            // What each bot did that is no fault but costs it, for the notes at the run's end.
-            for (seat, (&i, &bot)) in seating.iter().zip(&bots).enumerate() {
-                if record.seats.get(seat).is_some_and(|s| s.restarted) {
-                    shared.restarted[bot].fetch_add(1, Ordering::Relaxed);
-                }
-                if players[i].stderr_held_back_since(started) {
-                    shared.stderr_held_back[bot].fetch_add(1, Ordering::Relaxed);
-                }
-            }
-            let silent_seats = check_answers(shared, &record, &bots, &tx);
-            let recorded = silent_seats.is_empty() || run.silent == SilentBots::PlayOn;
-            all_recorded &= recorded;
-            for event in std::mem::take(&mut relay.held) {
-                let of_silent = matches!(&event, Event::Faulted { fault, .. }
-                    if silent_seats.contains(&fault.seat));
-                if recorded || !of_silent {
-                    relay.send(event);
-                }
-            }
-            if let Some(file) = run.record.as_ref().filter(|_| recorded) {
-                let failed = |game: &str, e: std::io::Error| {
-                    let _ = tx.send(Message::WriteFailed(format!(
-                        "{}: cannot write game {game}: {e}",
-                        file.path().display(),
-                    )));
-                };
-                let Some(commit) = &commit else {
-                    // No writer thread: this worker records and syncs the game itself.
-                    if let Err(e) = file.append(&mut record) {
-                        failed(&record.game, e);
-                        break;
-                    }
-                    relay.send(Event::GameEnded {
-                        record: Box::new(record),
-                        bots,
-                        recorded,
-                    });
-                    continue;
-                };
-                let line = match Line::of(&mut record) {
-                    Ok(line) => line,
-                    Err(e) => {
-                        failed(&record.game, e);
-                        break;
-                    }
-                };
-                // The writer reports the game once it is on disk. A sink that draws the games
-                // move by move (`--show`, `--events`) sees a game's end before the next game of
-                // the same worker starts: the worker waits for the report.
-                let (reported, wait) = if shared.moves {
-                    let (tell, wait) = mpsc::sync_channel(1);
-                    (Some(tell), Some(wait))
-                } else {
-                    (None, None)
-                };
-                let game = ToWrite {
-                    line,
-                    record: Box::new(record),
-                    bots,
-                    reported,
-                };
-                if commit.send(ToWriter::Game(game)).is_err() {
-                    break;
-                }
-                handed += 1;
-                if wait.is_some_and(|w| w.recv().is_err()) {
-                    break;
-                }
-                continue;
-            }
-            relay.send(Event::GameEnded {
-                record: Box::new(record),
-                bots,
-                recorded,
-            });
+        let work = Arc::new(DealWork::new(d, games));
+        // Idle workers may join the deal once no deal is left to start (see `DealWork`).
+        let joinable = run.claims.is_none() && !deal.bots.iter().any(|&b| run.bots[b].builtin);
+        if joinable {
+            shared.open_deals().push(Arc::clone(&work));
         }
-        if played < games.len() {
-            skipped(games.len() - played);
+        drop(starting);
+        let played = play_deal(shared, &work, &mut relay, &commit, &mut kept);
+        if joinable {
+            shared.open_deals().retain(|open| !Arc::ptr_eq(open, &work));
         }
-        crate::heap::finished(played as u64);
+        if played.unplayed > 0 {
+            skipped(played.unplayed);
+        }
+        crate::heap::finished(played.played as u64);
         if let Some(claims) = &run.claims {
-            let complete = all_recorded && played == games.len();
+            let complete = played.all_recorded && played.unplayed == 0;
             let release = ToWriter::Release { deal: d, complete };
             // After the games handed over, once they are on disk; if the writer is gone, its
             // games are as written as they will be.
-            let sent = match commit.as_ref().filter(|_| handed > 0) {
+            let sent = match commit.as_ref().filter(|_| played.handed > 0) {
                 Some(commit) => commit.send(release).is_ok(),
                 None => false,
             };
             if !sent {
-                claims.release(d, complete && handed == 0);
+                claims.release(d, complete && played.handed == 0);
             }
         }
-        kept = deal.bots.iter().copied().zip(players).collect();
         if interrupted() {
             break;
         }
@@ -696,6 +720,172 @@ fn worker(shared: &Shared, tx: mpsc::Sender<Message>, commit: Option<mpsc::SyncS
         return;
     }
     shut_down_all(kept.iter_mut().map(|(_, p)| p), run.grace);
+}
+
+/// What a worker did with a deal's games: those it played, those it took but did not play (the
+/// run stopped), those handed to the writer, and whether every one it played is recorded.
+struct Played {
+    played: usize,
+    unplayed: usize,
+    handed: usize,
+    all_recorded: bool,
+}
+
+/// Plays games of `work` until none is left to take or the run stops, with the bots kept from
+/// the worker's last deal where this deal has them (the others shut down) and new processes for
+/// the rest; leaves this deal's bots in `kept` for the next. A run that stops leaves no game of
+/// the deal to take: those left are counted unplayed here, by whichever worker stops first.
+fn play_deal(
+    shared: &Shared,
+    work: &DealWork,
+    relay: &mut Relay,
+    commit: &Option<mpsc::SyncSender<ToWriter>>,
+    kept: &mut Vec<(usize, Connection)>,
+) -> Played {
+    let run = shared.run;
+    let deal = &run.deals[work.deal];
+    let mut players: Vec<Connection> = deal
+        .bots
+        .iter()
+        .map(|&b| {
+            let spec = &run.bots[b];
+            match kept.iter().position(|(k, _)| *k == b && !spec.builtin) {
+                Some(i) => kept.swap_remove(i).1,
+                None => new_player(spec, b, deal.seed),
+            }
+        })
+        .collect();
+    shut_down_all(kept.iter_mut().map(|(_, p)| p), run.grace);
+    kept.clear();
+    let mut out = Played {
+        played: 0,
+        unplayed: 0,
+        handed: 0,
+        all_recorded: true,
+    };
+    while let Some(game) = work.take() {
+        if shared.halted()
+            || deal
+                .bots
+                .iter()
+                .any(|&b| shared.silent[b].load(Ordering::SeqCst))
+        {
+            out.unplayed += 1;
+            break;
+        }
+        if run.restart && out.played > 0 {
+            shut_down_all(players.iter_mut(), run.grace);
+        }
+        let setup = GameSetup {
+            game: deal.id(game),
+            rules: deal.rules.clone(),
+            seed: Some(deal.seed),
+            time: run.time,
+            opening: deal.opening.clone(),
+            place: Some(deal.place(game)),
+        };
+        let seating = game.order();
+        relay.seated = seating
+            .iter()
+            .map(|&i| SeatedBot {
+                name: players[i].spec.name.clone(),
+                log: players[i].spec.log.as_ref().map(|l| l.path().to_path_buf()),
+                builtin: run.bots[deal.bots[i]].builtin,
+                remote: players[i].is_remote(),
+                log_full: None,
+            })
+            .collect();
+        relay.unproven = seating
+            .iter()
+            .map(|&i| !shared.answered[deal.bots[i]].load(Ordering::SeqCst))
+            .collect();
+        let started = Instant::now();
+        let Ok(mut record) = play_game(&setup, &mut players, &seating, relay) else {
+            out.unplayed += 1;
+            break;
+        };
+        work.note_played(started.elapsed());
+        out.played += 1;
+        let bots: Vec<usize> = seating.iter().map(|&i| deal.bots[i]).collect();
+        // What each bot did that is no fault but costs it, for the notes at the run's end.
+        for (seat, (&i, &bot)) in seating.iter().zip(&bots).enumerate() {
+            if record.seats.get(seat).is_some_and(|s| s.restarted) {
+                shared.restarted[bot].fetch_add(1, Ordering::Relaxed);
+            }
+            if players[i].stderr_held_back_since(started) {
+                shared.stderr_held_back[bot].fetch_add(1, Ordering::Relaxed);
+            }
+        }
+        let silent_seats = check_answers(shared, &record, &bots, &relay.tx);
+        let recorded = silent_seats.is_empty() || run.silent == SilentBots::PlayOn;
+        out.all_recorded &= recorded;
+        for event in std::mem::take(&mut relay.held) {
+            let of_silent = matches!(&event, Event::Faulted { fault, .. }
+                if silent_seats.contains(&fault.seat));
+            if recorded || !of_silent {
+                relay.send(event);
+            }
+        }
+        if let Some(file) = run.record.as_ref().filter(|_| recorded) {
+            let failed = |game: &str, e: std::io::Error| {
+                let _ = relay.tx.send(Message::WriteFailed(format!(
+                    "{}: cannot write game {game}: {e}",
+                    file.path().display(),
+                )));
+            };
+            let Some(commit) = commit else {
+                // No writer thread: this worker records and syncs the game itself.
+                if let Err(e) = file.append(&mut record) {
+                    failed(&record.game, e);
+                    break;
+                }
+                relay.send(Event::GameEnded {
+                    record: Box::new(record),
+                    bots,
+                    recorded,
+                });
+                continue;
+            };
+            let line = match Line::of(&mut record) {
+                Ok(line) => line,
+                Err(e) => {
+                    failed(&record.game, e);
+                    break;
+                }
+            };
+            // The writer reports the game once it is on disk. A sink that draws the games
+            // move by move (`--show`, `--events`) sees a game's end before the next game of
+            // the same worker starts: the worker waits for the report.
+            let (reported, wait) = if shared.moves {
+                let (tell, wait) = mpsc::sync_channel(1);
+                (Some(tell), Some(wait))
+            } else {
+                (None, None)
+            };
+            let game = ToWrite {
+                line,
+                record: Box::new(record),
+                bots,
+                reported,
+            };
+            if commit.send(ToWriter::Game(game)).is_err() {
+                break;
+            }
+            out.handed += 1;
+            if wait.is_some_and(|w| w.recv().is_err()) {
+                break;
+            }
+            continue;
+        }
+        relay.send(Event::GameEnded {
+            record: Box::new(record),
+            bots,
+            recorded,
+        });
+    }
+    out.unplayed += work.take_rest();
+    *kept = deal.bots.iter().copied().zip(players).collect();
+    out
 }
 
 /// A bot's connection for one deal; a built-in bot gets a seed drawn from the deal.

@@ -2,8 +2,8 @@
 //! or repeat, seatings, bots that never answer, resumable leagues.
 
 use crate::support::{
-    bot_cmd, check_record, closed_pipe, multiversi, read_json, read_records, shell_word, table_row,
-    temp_dir, toml_string, utf8, Run,
+    assert_no_process_left, bot_cmd, check_record, closed_pipe, multiversi, probe, probe_log,
+    read_json, read_records, shell_word, table_row, temp_dir, toml_string, utf8, Run,
 };
 use std::collections::HashSet;
 
@@ -859,18 +859,34 @@ fn shards_running_at_once_keep_their_bots_logs_apart() {
 
 #[test]
 fn a_league_with_fewer_deals_than_workers_says_how_many_games_it_plays_at_once() {
-    // Three bots, three players, one round: one deal, whose six games one worker plays in turn.
+    // Three bots, three players, one round: one deal, with a built-in bot, whose six games one
+    // worker plays in turn (its moves follow from the deal's seed through them).
     let dir = temp_dir("league-one-deal");
-    let config = league_config(&dir, 3, "rounds = 1");
+    let command = toml_string(&bench_bot());
+    let config = dir.join("builtin.toml");
+    std::fs::write(
+        &config,
+        format!(
+            "name = \"t\"\nseed = 5\nplayers = 3\nmove_ms = 2000\nrounds = 1\n\
+             [[bot]]\nname = \"b0\"\ncommand = {command}\n\
+             [[bot]]\nname = \"b1\"\ncommand = {command}\n\
+             [[bot]]\nname = \"r\"\ncommand = \"builtin:random\"\n"
+        ),
+    )
+    .unwrap();
     let out = dir.join("out");
     let (c, o) = (config.to_str().unwrap(), out.to_str().unwrap());
-    let said = "1 at a time (concurrency 2, but a deal's games are played one after another and \
-                only 1 deal(s) are left to play)";
+    let said = "1 at a time (concurrency 2, but the games of a deal with a built-in bot are \
+                played one after another, and only 1 deal(s) are left to play)";
     let dry = league(&[c, "--out", o, "--dry-run", "--concurrency", "2"]);
     dry.assert_ok().assert_stdout_has(said);
     let played = league(&[c, "--out", o, "--concurrency", "2"]);
     played.assert_ok().assert_stderr_has(said);
-    // With deals enough for every worker, the concurrency as it is.
+    // Without a built-in bot, workers share the deal's games: the concurrency as it is.
+    let config = league_config(&dir, 3, "rounds = 1");
+    let dry = league(&[config.to_str().unwrap(), "--dry-run", "--concurrency", "2"]);
+    dry.assert_ok().assert_stdout_has(", 2 at a time (");
+    // And with deals enough for every worker.
     let config = league_config(&dir, 4, "rounds = 1");
     let dry = league(&[config.to_str().unwrap(), "--dry-run", "--concurrency", "2"]);
     dry.assert_ok().assert_stdout_has(", 2 at a time (");
@@ -879,6 +895,48 @@ fn a_league_with_fewer_deals_than_workers_says_how_many_games_it_plays_at_once()
     let run = league(&[c, "--out", pinned.to_str().unwrap(), "--pin-cpus"]);
     run.assert_ok()
         .assert_stderr_has(", each on a CPU of its own; records in ");
+}
+
+/// A worker with no deal left to start joins one in play: a league of one deal, played at
+/// concurrency 2, plays its games with two processes of each bot, one for each worker, and
+/// records each game once.
+#[test]
+fn idle_workers_share_the_games_of_a_deal_in_play() {
+    let dir = temp_dir("league-shared-deal");
+    // Three bots, three players, one round: one deal of six games. A move takes 25 ms, a game
+    // about half a second: enough for the second worker to join (the runner's JOIN_WORK).
+    let logs = ["log-0", "log-1", "log-2"];
+    let mut text = "name = \"t\"\nseed = 5\nplayers = 3\nmove_ms = 2000\nrounds = 1\n".to_string();
+    for (i, log) in logs.iter().enumerate() {
+        let command = toml_string(&probe(&dir, log, &["delay=25"]));
+        text += &format!("[[bot]]\nname = \"p{i}\"\ncommand = {command}\n");
+    }
+    let config = dir.join("league.toml");
+    std::fs::write(&config, text).unwrap();
+    let out = dir.join("out");
+    let run = league(&[
+        config.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+        "--concurrency",
+        "2",
+    ]);
+    run.assert_ok().assert_stderr_has(", 2 at a time;");
+    assert_no_process_left(&dir.join("pids"));
+    let (indices, damaged) = league_games(&out);
+    assert_eq!((indices, damaged), ((0..6).collect::<Vec<u64>>(), 0));
+    for log in logs {
+        let started: std::collections::BTreeSet<u32> = probe_log(&dir, log)
+            .iter()
+            .filter(|e| e.msg.as_ref().is_some_and(|m| m["type"] == "start"))
+            .map(|e| e.pid)
+            .collect();
+        assert_eq!(
+            started.len(),
+            2,
+            "{log}: the processes that got a start: {started:?}"
+        );
+    }
 }
 
 /// Records of another league of the same name (another seed) in a league's directory are not

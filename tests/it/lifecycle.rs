@@ -110,7 +110,14 @@ fn bots_that_outstay_their_input_share_one_grace_period() {
         .map(|log| probe(&dir, log, &["eof=linger"]))
         .collect();
     let mut args: Vec<&str> = bots.iter().map(String::as_str).collect();
-    args.extend(["--grace-ms", "1000", "--startup-ms", "20000", "--move-ms", "5000"]);
+    args.extend([
+        "--grace-ms",
+        "1000",
+        "--startup-ms",
+        "20000",
+        "--move-ms",
+        "5000",
+    ]);
     multiversi("match")
         .args(&args)
         .record(&dir.join("games.jsonl"))
