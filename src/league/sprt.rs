@@ -1070,10 +1070,12 @@ fn ending_words(test: &Test, report: &Report) -> String {
             "verdict: {} is better than {} (H1: by {} Elo or more rather than {} or less)\n",
             report.candidate, report.baseline, h.elo1, h.elo0
         ),
-        // The mirror of H1's line: the hypothesis accepted first, then the one rejected.
+        // What is decided is that it is not better by elo1: the estimate above may well be
+        // positive. Then, as H1's line does, the hypothesis accepted and the one rejected.
         Verdict::AcceptH0 => format!(
-            "verdict: {} is not better than {} (H0: by {} Elo or less rather than {} or more)\n",
-            report.candidate, report.baseline, h.elo0, h.elo1
+            "verdict: {} is not better than {} by {} Elo or more (H0: by {} Elo or less rather \
+             than {} or more)\n",
+            report.candidate, report.baseline, h.elo1, h.elo0, h.elo1
         ),
         // A cap lowered on a later run can lie below what was already played: name both then.
         Verdict::Continue if report.counts.units() > test.units() => format!(

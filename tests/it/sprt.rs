@@ -177,7 +177,10 @@ fn two_copies_of_one_bot_are_found_not_better() {
     .run();
     run.assert_code(10)
         .assert_stdout_has("H0 accepted")
-        .assert_stdout_has("(H0: by 0 Elo or less rather than 100 or more)\n");
+        .assert_stdout_has(
+            "verdict: random is not better than random-2 by 100 Elo or more (H0: by 0 Elo or less \
+             rather than 100 or more)\n",
+        );
     let json = result(&dir);
     assert_eq!(json["verdict"], "H0");
     assert_eq!(
