@@ -37,6 +37,19 @@ impl BotTally {
     pub fn mean_ms(&self) -> f64 {
         self.total_ms / self.moves.max(1) as f64
     }
+
+    /// The mean and the longest time of its moves, for people (2 decimals): `-` for a bot with
+    /// no move timed (disqualified before its first), whose 0.00 would read as an instant bot.
+    pub fn times_shown(&self) -> (String, String) {
+        if self.moves == 0 {
+            ("-".into(), "-".into())
+        } else {
+            (
+                format!("{:.2}", self.mean_ms()),
+                format!("{:.2}", self.max_ms),
+            )
+        }
+    }
     pub fn fault_total(&self) -> u32 {
         self.faults.iter().sum()
     }

@@ -130,13 +130,8 @@ fn table(h: &mut String, s: &Standings) {
                 kinds.join(", ")
             }
         );
-        let _ = writeln!(
-            h,
-            "<td>{:.2}</td><td>{:.2}</td><td>{}</td></tr>",
-            t.mean_ms(),
-            t.max_ms,
-            los
-        );
+        let (mean_ms, max_ms) = t.times_shown();
+        let _ = writeln!(h, "<td>{mean_ms}</td><td>{max_ms}</td><td>{los}</td></tr>");
     }
     h.push_str("</table></div>\n");
 }

@@ -87,9 +87,10 @@ fn bot_table(s: &Standings, columns: &Columns) -> String {
             let weng_lin = format!("{:.1}±{:.1}", b.weng_lin.mu, b.weng_lin.sigma);
             let _ = write!(out, "  {interval:>13}  {weng_lin:>11}");
         }
+        let (mean_ms, max_ms) = t.times_shown();
         let _ = write!(
             out,
-            "  {:>5}  {:>7.2}  {:>5}  {:>5}  {:>6}  {:>5.2}  {:>5.1}  {:>6}  {:>8.2}  {:>8.2}",
+            "  {:>5}  {:>7.2}  {:>5}  {:>5}  {:>6}  {:>5.2}  {:>5.1}  {:>6}  {:>8}  {:>8}",
             t.games,
             t.points,
             t.wins,
@@ -98,8 +99,8 @@ fn bot_table(s: &Standings, columns: &Columns) -> String {
             t.mean_place(),
             t.mean_discs(),
             t.fault_total(),
-            t.mean_ms(),
-            t.max_ms,
+            mean_ms,
+            max_ms,
         );
         if columns.ratings {
             let _ = write!(out, "  {:>5}", percent(b.superiority_next));
