@@ -99,6 +99,13 @@ pub fn hint(fault: &FaultRecord) -> Option<String> {
     let detail = fault.detail.as_str();
     let text = fault.text.as_deref().unwrap_or("");
     let hint = match fault.kind {
+        // Python's print of a dict: {'type': 'ready', ...}, single quotes, True and None.
+        FaultKind::Malformed
+            if detail.starts_with("not JSON") && text.trim_start().starts_with("{'") =>
+        {
+            "the line looks like a Python dict printed as it is (single quotes are not JSON): \
+             send print(json.dumps(message), flush=True)."
+        }
         FaultKind::Malformed if detail.starts_with("not JSON") || detail.starts_with("not UTF-8") => {
             "stdout is the protocol channel and every line there must be one JSON message: is the \
              bot printing debug output to stdout? Use stderr (Python: print(..., file=sys.stderr); \
@@ -304,6 +311,24 @@ mod tests {
             text.contains("printing debug output to stdout? Use stderr"),
             "{text}"
         );
+    }
+
+    /// A Python dict printed as it is, rather than as JSON, gets words for that, not the hint
+    /// about debug output.
+    #[test]
+    fn a_python_dict_on_stdout_is_told_to_be_json() {
+        let f = fault(
+            FaultKind::Malformed,
+            "not JSON: key must be a string at line 1 column 2",
+            Some("{'type': 'ready', 'name': 'mybot'}"),
+            "",
+        );
+        let hint = hint(&f).unwrap();
+        assert!(
+            hint.contains("print(json.dumps(message), flush=True)"),
+            "{hint}"
+        );
+        assert!(!hint.contains("debug output"), "{hint}");
     }
 
     /// A crash from a limit is about the limit, wherever in the game it came; a crash at ply 0
