@@ -105,6 +105,18 @@ pub fn run(args: &CheckBotArgs) -> Result<()> {
     bot.dir = args.cwd.clone();
     bot.limits = args.limits;
     let argv = bot.argv.clone();
+    if !args.limits.clean_env && std::env::var_os("PYTHONUNBUFFERED").is_some_and(|v| !v.is_empty())
+    {
+        use std::io::Write;
+        // The bot inherits it: a Python bot that never flushes passes here, and times out
+        // wherever it is not set (a league with --clean-env, another machine).
+        let _ = writeln!(
+            std::io::stderr(),
+            "multiversi: note: PYTHONUNBUFFERED is set here, and the bot inherits it: a Python bot \
+             that does not flush its output passes here but times out where it is not set; \
+             --clean-env checks it without"
+        );
+    }
     install_signal_handlers();
     if let Err(e) = become_subreaper() {
         use std::io::Write;

@@ -164,6 +164,27 @@ fn rust_starter_passes() {
     starter_passes("rust");
 }
 
+/// PYTHONUNBUFFERED in the checker's environment reaches the bot and hides a missing flush:
+/// check-bot says so, unless the bot runs with a clean environment.
+#[test]
+fn an_inherited_pythonunbuffered_is_noted() {
+    let note = "PYTHONUNBUFFERED is set here, and the bot inherits it";
+    let run = |env: Option<&str>, options: &[&str]| {
+        let command = multiversi("check-bot").args(options).arg("builtin:random");
+        match env {
+            Some(value) => command.env("PYTHONUNBUFFERED", value),
+            None => command.env_remove("PYTHONUNBUFFERED"),
+        }
+        .run()
+    };
+    run(Some("1"), &[]).assert_ok().assert_stderr_has(note);
+    for (env, options) in [(None, &[][..]), (Some("1"), &["--clean-env"][..])] {
+        let out = run(env, options);
+        out.assert_ok();
+        assert!(!out.stderr().contains(note), "{}", out.describe());
+    }
+}
+
 #[test]
 fn instant_built_in_bots_pass() {
     for name in ["random", "greedy"] {
