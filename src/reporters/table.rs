@@ -15,6 +15,9 @@ use crate::standings::{self, report, Games, Options, Standings};
 use serde_json::json;
 use std::io::Write;
 
+/// How many different readies of one bot the table remembers, to warn of each once.
+const SEEN_READIES: usize = 16;
+
 /// The games a run has finished, and what each bot said in its last `ready`.
 #[derive(Clone, Debug)]
 pub struct Table {
@@ -26,6 +29,10 @@ pub struct Table {
     /// bot is meant to stay one version for a league (a remote bot's owner may swap it while it
     /// plays). Each change once, as a line to show.
     changes: Vec<String>,
+    /// Per bot, the readies it has answered with so far (the first `SEEN_READIES`): two
+    /// processes of one bot that answer differently, playing side by side, are one change, not
+    /// one at every game.
+    seen: Vec<Vec<ReadyInfo>>,
     games: Games,
 }
 
@@ -34,6 +41,7 @@ impl Table {
     pub fn new(names: Vec<String>) -> Table {
         Table {
             ready: vec![None; names.len()],
+            seen: vec![Vec::new(); names.len()],
             changes: Vec::new(),
             names,
             games: Games::for_table(),
@@ -44,19 +52,25 @@ impl Table {
     pub fn add(&mut self, bots: &[usize], record: &GameRecord) {
         for (seat, &bot) in bots.iter().enumerate() {
             if let Some(ready) = record.seats.get(seat).and_then(|s| s.ready.clone()) {
-                if let Some(slot) = self.ready.get_mut(bot) {
-                    if let Some(before) = slot.as_ref().filter(|b| **b != ready) {
-                        self.changes.push(format!(
-                            "bot {} answered ready as {} in game {}, and as {} before: its games \
-                             are counted as one bot's",
-                            crate::text::visible(&self.names[bot]),
-                            ready_text(Some(&ready)),
-                            crate::text::visible(&record.game),
-                            ready_text(Some(before))
-                        ));
-                    }
-                    *slot = Some(ready);
+                let (Some(slot), Some(seen)) = (self.ready.get_mut(bot), self.seen.get_mut(bot))
+                else {
+                    continue;
+                };
+                let new = !seen.contains(&ready);
+                if new && seen.len() < SEEN_READIES {
+                    seen.push(ready.clone());
                 }
+                if let Some(before) = slot.as_ref().filter(|b| new && **b != ready) {
+                    self.changes.push(format!(
+                        "bot {} answered ready as {} in game {}, and as {} before: its games are \
+                         counted as one bot's",
+                        crate::text::visible(&self.names[bot]),
+                        ready_text(Some(&ready)),
+                        crate::text::visible(&record.game),
+                        ready_text(Some(before))
+                    ));
+                }
+                *slot = Some(ready);
             }
         }
         // The referee wrote the record, so it fits together; if it ever did not, the table
@@ -294,7 +308,14 @@ mod tests {
                 version: Some(version.into()),
             })
         };
-        for (id, version) in [("g1", "1"), ("g2", "1"), ("g3", "2"), ("g4", "2")] {
+        // Two processes side by side, one of each version: a change once, not at every game.
+        for (id, version) in [
+            ("g1", "1"),
+            ("g2", "1"),
+            ("g3", "2"),
+            ("g4", "2"),
+            ("g5", "1"),
+        ] {
             let mut r = game(&["a", "b", "c"], 0, id);
             r.seats[1].ready = said(version);
             table.add(&[0, 1, 2], &r);
