@@ -628,8 +628,11 @@ impl Connection {
         // How it ended before the kill, for the limit it may have run into.
         let status = p.try_status();
         p.log_note(note);
-        // Kill the group first: its stderr then ends at once and the tail is complete.
+        // Kill the group first, and the helpers that left it: its stderr then ends at once and
+        // the tail is complete. A helper left alive would hold the stderr open, and the wait
+        // for its end would last its whole 200 ms at every such fault.
         p.signal_kill();
+        crate::process::sweep_strays(Some(p.pid() as i32));
         p.settle_stderr(Duration::from_millis(200));
         let tail = p.stderr_tail(tail_chars);
         let detail = if matches!(kind, FaultKind::Crash | FaultKind::Timeout) {
