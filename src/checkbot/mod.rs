@@ -194,6 +194,18 @@ pub fn run(args: &CheckBotArgs) -> Result<()> {
             Ok(()) => {}
         }
     }
+    // Not a check of the protocol, but what an author should hear: only this bot starts
+    // processes here (the other seats are built-in bots), so these were its own.
+    let left = crate::process::strays_killed();
+    if left > 0 {
+        use std::io::Write;
+        let _ = writeln!(
+            std::io::stderr(),
+            "multiversi: note: the bot left {left} process(es) running outside its process group \
+             (a helper started with setsid, or as a daemon), which were killed as it ended: \
+             another harness may leave them running; end them when the bot exits"
+        );
+    }
     // A check that could not run is no pass: exit 1 unless every check ran and passed.
     if report.counts.all_passed() {
         Ok(())

@@ -632,7 +632,7 @@ impl Connection {
         // the tail is complete. A helper left alive would hold the stderr open, and the wait
         // for its end would last its whole 200 ms at every such fault.
         p.signal_kill();
-        crate::process::sweep_strays(Some(p.pid() as i32));
+        p.sweep_helpers();
         p.settle_stderr(Duration::from_millis(200));
         let tail = p.stderr_tail(tail_chars);
         let detail = if matches!(kind, FaultKind::Crash | FaultKind::Timeout) {

@@ -324,8 +324,22 @@ impl BotProcess {
     pub fn kill(mut self) -> Option<ExitStatus> {
         self.signal_kill();
         let status = self.reap();
-        sweep_strays(Some(self.pgid));
+        self.sweep_helpers();
         status
+    }
+
+    /// Kills the processes that left the bot's group (`sweep_strays`), and says in its log how
+    /// many were still running: an author whose bot leaves helpers behind learns it, since
+    /// another harness may leave them running.
+    pub fn sweep_helpers(&self) {
+        let running = sweep_strays(Some(self.pgid));
+        if running > 0 {
+            self.log_note(&format!(
+                "killed {running} process(es) that had left its process group and were still \
+                 running as it ended (a helper started with setsid, or as a daemon; most likely \
+                 its own)"
+            ));
+        }
     }
 
     /// The polite end: stdin closed, `grace` to exit, then SIGTERM to the group, a shorter grace,
@@ -359,7 +373,7 @@ impl BotProcess {
             self.log_note(&format!("ended ({})", describe_status(status)));
         }
         // Helpers that left the group too, which may hold the bot's stderr open.
-        sweep_strays(Some(self.pgid));
+        self.sweep_helpers();
         // The group is gone, so its stderr ends at once: wait for the drainer to log the last
         // words before the referee (and its log files) may go away.
         self.settle_stderr(STDERR_SETTLE);
@@ -384,7 +398,7 @@ impl Drop for BotProcess {
             kill_group(self.pgid);
             let _ = self.child.wait();
             unregister_group(self.pgid);
-            sweep_strays(Some(self.pgid));
+            self.sweep_helpers();
         }
         unregister_group(self.pgid);
     }

@@ -17,7 +17,7 @@ use std::io::{self, Write};
 use std::os::unix::process::CommandExt;
 use std::path::Path;
 use std::process::{Child, ChildStdin, Command, Stdio};
-use std::sync::atomic::{AtomicBool, AtomicI32, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicI32, AtomicU64, Ordering};
 use std::sync::Mutex;
 use std::thread;
 use std::time::{Duration, Instant};
@@ -235,10 +235,14 @@ pub fn become_subreaper() -> io::Result<()> {
 /// Each stray is reaped by its own pid, never with `waitpid(-1)`, which could take the exit
 /// status of a bot that `std::process::Child` still waits for. Each scan holds `CHILDREN`, so no
 /// bot of any worker can be between its start and `register_group` meanwhile.
-pub fn sweep_strays(killed: Option<i32>) {
+///
+/// Returns how many of the strays it killed were running (not zombies already): helpers that
+/// outlived their bot, which the bot's log and `check-bot` mention (`strays_killed`).
+pub fn sweep_strays(killed: Option<i32>) -> usize {
     if !SUBREAPER.load(Ordering::SeqCst) {
-        return;
+        return 0;
     }
+    let mut running: Vec<i32> = Vec::new();
     let (me, my_group) = (getpid().as_raw(), getpgrp().as_raw());
     let guard = GUARD_PID.load(Ordering::SeqCst);
     let until = Instant::now() + SWEEP_LIMIT;
@@ -276,9 +280,13 @@ pub fn sweep_strays(killed: Option<i32>) {
                     .any(|p| p.pgid == g && !p.zombie)
         });
         if strays.is_empty() && !dying {
-            return;
+            return running.len();
         }
         for (pid, pgid) in strays {
+            if !running.contains(&pid) && procfs::stat(pid).is_some_and(|s| !s.zombie) {
+                running.push(pid);
+                STRAYS_KILLED.fetch_add(1, Ordering::Relaxed);
+            }
             // A stray that leads a group made it (`setsid`, `setpgid`): kill that group whole.
             // The group id is the stray's pid, which stays the referee's until it is reaped, so
             // the group cannot be anyone else's. Other groups are left to their own leaders.
@@ -293,10 +301,18 @@ pub fn sweep_strays(killed: Option<i32>) {
         }
         drop(listing);
         if Instant::now() >= until {
-            return;
+            return running.len();
         }
         thread::sleep(Duration::from_millis(1));
     }
+}
+
+/// Running strays the sweeps have killed since the process began (see `sweep_strays`).
+static STRAYS_KILLED: AtomicU64 = AtomicU64::new(0);
+
+/// How many running processes that had left a bot's group the sweeps have killed so far.
+pub fn strays_killed() -> u64 {
+    STRAYS_KILLED.load(Ordering::Relaxed)
 }
 
 /// SIGKILL to a whole process group.

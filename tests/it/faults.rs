@@ -230,6 +230,42 @@ fn a_helper_that_leaves_its_group_is_killed_at_the_end_and_after_a_crash() {
     }
 }
 
+/// A helper that left its group and outlived its bot is killed, and that is said: in the bot's
+/// log, and by check-bot, since another harness may leave such a helper running.
+#[test]
+fn a_helper_left_running_is_named_in_the_log_and_by_check_bot() {
+    let dir = temp_dir("helper-named");
+    let pids = dir.join("pids");
+    let logs = dir.join("logs");
+    let bot = bad_bot(&pids, "daemon", 1, "0");
+    multiversi("match")
+        .args(&[&bot, "builtin:random", "builtin:greedy", "builtin:random"])
+        .args(&["--seed", "5", "--grace-ms", "200", "--log-dir", utf8(&logs)])
+        .record(&dir.join("games.jsonl"))
+        .ok();
+    assert_no_process_left(&pids);
+    let said: Vec<String> = std::fs::read_dir(&logs)
+        .unwrap()
+        .map(|e| std::fs::read_to_string(e.unwrap().path()).unwrap())
+        .filter(|text| text.contains("process(es) that had left its process group"))
+        .collect();
+    assert_eq!(said.len(), 1, "one bot's log says it");
+    assert!(
+        said[0].contains(
+            "killed 1 process(es) that had left its process group and were still running"
+        ),
+        "{}",
+        said[0]
+    );
+    let check = multiversi("check-bot")
+        .args(&["--grace-ms", "200"])
+        .arg(&bot)
+        .run();
+    assert_no_process_left(&pids);
+    check.assert_stderr_has("multiversi: note: the bot left ");
+    check.assert_stderr_has("process(es) running outside its process group");
+}
+
 #[test]
 fn half_the_limit_is_never_flagged_past_it_always_is() {
     // Margins for a loaded machine: answers at 200 ms against a 400 ms limit, for five turns.
