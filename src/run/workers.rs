@@ -547,16 +547,36 @@ struct Relay {
     unproven: Vec<bool>,
     /// The faults held back, of seats in `unproven`.
     held: Vec<Event>,
+    /// Whether the game being played has started (every `start` answered or judged).
+    started: bool,
+    /// The faults of the game's start, sent once the game's start is: a sink is never told of
+    /// a fault in a game it has not been told of.
+    early: Vec<Event>,
 }
 
 impl Relay {
     fn send(&self, event: Event) {
         let _ = self.tx.send(Message::Event(event));
     }
+
+    /// Before each game: nothing of it has been said yet.
+    fn begin(&mut self) {
+        self.started = false;
+        self.early.clear();
+    }
+
+    /// After each game, also one that never started (the run was interrupted during its
+    /// start): the faults of its start not sent yet.
+    fn flush_early(&mut self) {
+        for event in std::mem::take(&mut self.early) {
+            self.send(event);
+        }
+    }
 }
 
 impl Observer for Relay {
     fn game_started(&mut self, game: &str, seats: &[SeatRecord], position: &Position) {
+        self.started = true;
         if self.moves {
             self.send(Event::GameStarted {
                 game: game.to_string(),
@@ -565,6 +585,7 @@ impl Observer for Relay {
                 rows: position.rows(),
             });
         }
+        self.flush_early();
     }
 
     fn moved(&mut self, game: &str, m: &MoveRecord, position: &Position) {
@@ -596,6 +617,8 @@ impl Observer for Relay {
             fault.ply == 0 && matches!(fault.kind, FaultKind::Crash | FaultKind::Timeout);
         if at_start && self.unproven.get(fault.seat).copied().unwrap_or(false) {
             self.held.push(event);
+        } else if !self.started {
+            self.early.push(event);
         } else {
             self.send(event);
         }
@@ -612,6 +635,8 @@ fn worker(shared: &Shared, tx: mpsc::Sender<Message>, commit: Option<mpsc::SyncS
         moves: shared.moves,
         unproven: Vec::new(),
         held: Vec::new(),
+        started: false,
+        early: Vec::new(),
     };
     let skipped = |n: usize| {
         let _ = tx.send(Message::Event(Event::Skipped(n as u64)));
@@ -800,7 +825,10 @@ fn play_deal(
             .map(|&i| !shared.answered[deal.bots[i]].load(Ordering::SeqCst))
             .collect();
         let started = Instant::now();
-        let Ok(mut record) = play_game(&setup, &mut players, &seating, relay) else {
+        relay.begin();
+        let played = play_game(&setup, &mut players, &seating, relay);
+        relay.flush_early();
+        let Ok(mut record) = played else {
             out.unplayed += 1;
             break;
         };

@@ -140,6 +140,54 @@ fn events_stream_is_json_lines() {
     assert!(out.stderr().contains("  a b c d e f g h"));
 }
 
+/// A fault at a game's start (a bot kept from the game before that ends on reading its next
+/// `start`) is told after that game's `game_start`, never before: a reader of the stream hears
+/// of a game before any fault in it.
+#[test]
+fn a_fault_at_the_start_comes_after_its_games_start_in_the_events() {
+    let dir = temp_dir("match-start-fault-events");
+    let pids = dir.join("pids");
+    let out = multiversi("match")
+        .args(&[
+            &bad_bot(&pids, "crash-start", 2, "0"),
+            "builtin:random",
+            "builtin:greedy",
+            "--games",
+            "3",
+            "--seed",
+            "1",
+            "--events",
+        ])
+        .ok();
+    assert_no_process_left(&pids);
+    let mut seen: Vec<String> = Vec::new();
+    let mut faults = 0;
+    for line in out.stdout().lines() {
+        let event: serde_json::Value = serde_json::from_str(line).expect("a JSON line");
+        let Some(game) = event["game"].as_str() else {
+            continue;
+        };
+        if event["type"] == "game_start" {
+            seen.push(game.to_string());
+        } else {
+            assert!(
+                seen.iter().any(|g| g == game),
+                "{} of game {game} before its game_start:\n{}",
+                event["type"],
+                out.stdout()
+            );
+            faults += usize::from(event["type"] == "fault");
+        }
+    }
+    assert_eq!(seen.len(), 3);
+    assert_eq!(
+        faults,
+        1,
+        "the crash at the second start:\n{}",
+        out.stdout()
+    );
+}
+
 /// Records are committed in groups by one writer, but a game is reported ended (here: its
 /// `game_end` event, read live) only once its line is in the record file; each game once.
 #[test]
