@@ -24,7 +24,7 @@ mod resolve;
 mod verdicts;
 mod whole_games;
 
-use crate::connection::Connection;
+use crate::connection::{shut_down_all, Connection};
 use crate::exit::{self, fail};
 use crate::process::{become_subreaper, install_signal_handlers, Guard};
 use crate::protocol::TimeControl;
@@ -107,11 +107,9 @@ pub fn run(args: &CheckBotArgs) -> Result<()> {
     let argv = bot.argv.clone();
     if !args.limits.clean_env && std::env::var_os("PYTHONUNBUFFERED").is_some_and(|v| !v.is_empty())
     {
-        use std::io::Write;
         // The bot inherits it: a Python bot that never flushes passes here, and times out
         // wherever it is not set (a league with --clean-env, another machine).
-        let _ = writeln!(
-            std::io::stderr(),
+        crate::stderr_line!(
             "multiversi: note: PYTHONUNBUFFERED is set here, and the bot inherits it: a Python bot \
              that does not flush its output passes here but times out where it is not set; \
              --clean-env checks it without"
@@ -156,9 +154,7 @@ pub fn run(args: &CheckBotArgs) -> Result<()> {
     let mut checker = Checker::new(time, grace, args.seed, players);
     let scenarios = positions::scenarios(args.seed);
     let outcome = checker.run(&scenarios);
-    for player in checker.players.iter_mut().skip(1) {
-        player.shut_down(Duration::from_millis(args.grace_ms));
-    }
+    shut_down_all(checker.players.iter_mut().skip(1), grace);
     let Ok(checks) = outcome else {
         return Err(fail(
             exit::INTERRUPTED,
@@ -198,9 +194,7 @@ pub fn run(args: &CheckBotArgs) -> Result<()> {
     // processes here (the other seats are built-in bots), so these were its own.
     let left = crate::process::strays_killed();
     if left > 0 {
-        use std::io::Write;
-        let _ = writeln!(
-            std::io::stderr(),
+        crate::stderr_line!(
             "multiversi: note: the bot left {left} process(es) running outside its process group \
              (a helper started with setsid, or as a daemon), which were killed as it ended: \
              another harness may leave them running; end them when the bot exits"

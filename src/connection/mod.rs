@@ -654,7 +654,7 @@ impl Connection {
     }
 
     /// Waits up to `grace` for the bot to exit by itself; its status if it did. The process is
-    /// kept (see `stop`, `shut_down`). A remote bot has no status here.
+    /// kept (see `stop`, `shut_down_all`). A remote bot has no status here.
     pub fn wait_exit(&mut self, grace: Duration) -> Option<ExitStatus> {
         self.process.as_mut()?.local_mut()?.wait_exit(grace)
     }
@@ -675,20 +675,6 @@ impl Connection {
                 p.stderr_tail(max)
             }
             None => String::new(),
-        }
-    }
-
-    /// Ends the bot politely: stdin closed, `grace` to exit, then terminate, then kill. A
-    /// remote bot's connection is closed for sending, and its client gets `grace` to end its
-    /// bot and close its side.
-    pub fn shut_down(&mut self, grace: Duration) -> Option<ExitStatus> {
-        match self.process.take()? {
-            Transport::Local(p) => p.shutdown(grace),
-            Transport::Remote(mut r) => {
-                r.finish_input();
-                r.wait_closed(grace);
-                None
-            }
         }
     }
 }

@@ -342,12 +342,6 @@ impl BotProcess {
         }
     }
 
-    /// The polite end: stdin closed, `grace` to exit, then SIGTERM to the group, a shorter grace,
-    /// SIGKILL to the group (always, for helpers left in it), and the reap (see `shutdown_all`).
-    pub fn shutdown(self, grace: Duration) -> Option<ExitStatus> {
-        shutdown_all(vec![self], grace).pop().flatten()
-    }
-
     /// Notes in the log that the bot is still running after `waited`, and sends SIGTERM to its
     /// group.
     fn terminate(&mut self, waited: Duration) {
@@ -360,7 +354,7 @@ impl BotProcess {
 
     /// The end of a shutdown: SIGKILL to the group (noted if the bot itself was still running
     /// `after_term` after its SIGTERM), the reap, the sweep, the last of its stderr.
-    fn finish_shutdown(mut self, signalled: bool, after_term: Duration) -> Option<ExitStatus> {
+    fn finish_shutdown(mut self, signalled: bool, after_term: Duration) {
         if signalled && self.try_status().is_none() {
             self.log_note(&format!(
                 "still running {} ms after SIGTERM: SIGKILL to its process group",
@@ -377,7 +371,6 @@ impl BotProcess {
         // The group is gone, so its stderr ends at once: wait for the drainer to log the last
         // words before the referee (and its log files) may go away.
         self.settle_stderr(STDERR_SETTLE);
-        status
     }
 
     fn reap(&mut self) -> Option<ExitStatus> {
@@ -406,15 +399,14 @@ impl Drop for BotProcess {
 
 /// Ends bots politely, together: every stdin is closed, and every bot has the same `grace` from
 /// then to exit; those still running get SIGTERM together and the same `grace / 2` more; then
-/// each group gets SIGKILL (always, for helpers left in it) and each bot is reaped. Their
-/// statuses, in order.
+/// each group gets SIGKILL (always, for helpers left in it) and each bot is reaped.
 ///
 /// Together, because one bot after another gave each the grace left after those before it had
 /// used theirs: with four bots that do not exit, the fourth got SIGTERM four graces after its
 /// stdin closed, at every end of a game with `--restart`. A bot that had to be signalled has it
 /// said in its log, with how it ended: an author who finds a bot's last words cut short then
 /// knows the referee ended it, and why.
-pub fn shutdown_all(mut bots: Vec<BotProcess>, grace: Duration) -> Vec<Option<ExitStatus>> {
+pub fn shutdown_all(mut bots: Vec<BotProcess>, grace: Duration) {
     for bot in &mut bots {
         bot.close_stdin();
     }
@@ -434,10 +426,9 @@ pub fn shutdown_all(mut bots: Vec<BotProcess>, grace: Duration) -> Vec<Option<Ex
             bot.wait_exit(kill_by.saturating_duration_since(Instant::now()));
         }
     }
-    bots.into_iter()
-        .zip(signalled)
-        .map(|(bot, signalled)| bot.finish_shutdown(signalled, after_term))
-        .collect()
+    for (bot, signalled) in bots.into_iter().zip(signalled) {
+        bot.finish_shutdown(signalled, after_term);
+    }
 }
 
 /// Waits up to `wait` until any of the bots has output (or takes pending input), and reads and

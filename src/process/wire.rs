@@ -136,8 +136,8 @@ impl Wire {
         self.end_watch = Some(fd);
     }
 
-    /// Waits up to `wait` for the end watch to fire, reading and writing nothing; false at
-    /// once when there is no end watch, true when it fired. For a shutdown, which waits for the
+    /// Waits up to `wait` for the end watch to fire, reading and writing nothing: whether it
+    /// fired, or None at once when there is no end watch. For a shutdown, which waits for the
     /// bot's exit itself rather than for its output.
     pub fn wait_end(&self, wait: Duration) -> Option<bool> {
         let watch = self.end_watch.as_ref()?;
@@ -146,13 +146,7 @@ impl Wire {
             events: libc::POLLIN,
             revents: 0,
         }];
-        let timeout = libc::timespec {
-            tv_sec: wait.as_secs().min(i32::MAX as u64) as libc::time_t,
-            tv_nsec: wait.subsec_nanos() as libc::c_long,
-        };
-        // SAFETY: one valid pollfd entry and a valid timespec.
-        let ready = unsafe { libc::ppoll(entry.as_mut_ptr(), 1, &timeout, std::ptr::null()) };
-        Some(ready > 0)
+        Some(ppoll(&mut entry, wait))
     }
 
     pub fn log(&self) -> Option<&BotLog> {
@@ -570,22 +564,26 @@ impl PollSet {
 
     /// Waits up to `wait` for any entry; whether any is ready.
     fn ppoll(&mut self, wait: Duration) -> bool {
-        let fds = self.fds();
-        let timeout = libc::timespec {
-            tv_sec: wait.as_secs().min(i32::MAX as u64) as libc::time_t,
-            tv_nsec: wait.subsec_nanos() as libc::c_long,
-        };
-        // SAFETY: valid pollfd entries (fd -1 is ignored by the kernel) and a valid timespec.
-        let ready = unsafe {
-            libc::ppoll(
-                fds.as_mut_ptr(),
-                fds.len() as libc::nfds_t,
-                &timeout,
-                std::ptr::null(),
-            )
-        };
-        ready > 0
+        ppoll(self.fds(), wait)
     }
+}
+
+/// Waits up to `wait` for any of `fds`; whether any is ready.
+fn ppoll(fds: &mut [libc::pollfd], wait: Duration) -> bool {
+    let timeout = libc::timespec {
+        tv_sec: wait.as_secs().min(i32::MAX as u64) as libc::time_t,
+        tv_nsec: wait.subsec_nanos() as libc::c_long,
+    };
+    // SAFETY: valid pollfd entries (fd -1 is ignored by the kernel) and a valid timespec.
+    let ready = unsafe {
+        libc::ppoll(
+            fds.as_mut_ptr(),
+            fds.len() as libc::nfds_t,
+            &timeout,
+            std::ptr::null(),
+        )
+    };
+    ready > 0
 }
 
 impl Wire {

@@ -547,11 +547,10 @@ struct Relay {
     unproven: Vec<bool>,
     /// The faults held back, of seats in `unproven`.
     held: Vec<Event>,
-    /// Whether the game being played has started (every `start` answered or judged).
-    started: bool,
-    /// The faults of the game's start, sent once the game's start is: a sink is never told of
-    /// a fault in a game it has not been told of.
-    early: Vec<Event>,
+    /// Until the game being played has started (every `start` answered or judged), its faults
+    /// so far, sent once the game's start is: a sink is never told of a fault in a game it has
+    /// not been told of.
+    early: Option<Vec<Event>>,
 }
 
 impl Relay {
@@ -561,14 +560,13 @@ impl Relay {
 
     /// Before each game: nothing of it has been said yet.
     fn begin(&mut self) {
-        self.started = false;
-        self.early.clear();
+        self.early = Some(Vec::new());
     }
 
-    /// After each game, also one that never started (the run was interrupted during its
-    /// start): the faults of its start not sent yet.
+    /// Once the game has started, or after it, also one that never started (the run was
+    /// interrupted during its start): the faults of its start not sent yet.
     fn flush_early(&mut self) {
-        for event in std::mem::take(&mut self.early) {
+        for event in self.early.take().unwrap_or_default() {
             self.send(event);
         }
     }
@@ -576,7 +574,6 @@ impl Relay {
 
 impl Observer for Relay {
     fn game_started(&mut self, game: &str, seats: &[SeatRecord], position: &Position) {
-        self.started = true;
         if self.moves {
             self.send(Event::GameStarted {
                 game: game.to_string(),
@@ -617,8 +614,8 @@ impl Observer for Relay {
             fault.ply == 0 && matches!(fault.kind, FaultKind::Crash | FaultKind::Timeout);
         if at_start && self.unproven.get(fault.seat).copied().unwrap_or(false) {
             self.held.push(event);
-        } else if !self.started {
-            self.early.push(event);
+        } else if let Some(early) = self.early.as_mut() {
+            early.push(event);
         } else {
             self.send(event);
         }
@@ -635,8 +632,7 @@ fn worker(shared: &Shared, tx: mpsc::Sender<Message>, commit: Option<mpsc::SyncS
         moves: shared.moves,
         unproven: Vec::new(),
         held: Vec::new(),
-        started: false,
-        early: Vec::new(),
+        early: None,
     };
     let skipped = |n: usize| {
         let _ = tx.send(Message::Event(Event::Skipped(n as u64)));
@@ -658,11 +654,7 @@ fn worker(shared: &Shared, tx: mpsc::Sender<Message>, commit: Option<mpsc::SyncS
                 // No deal left to start: help with the one in play with the most games left.
                 None => match shared.deal_to_join() {
                     Some(work) => {
-                        let played = play_deal(shared, &work, &mut relay, &commit, &mut kept);
-                        if played.unplayed > 0 {
-                            skipped(played.unplayed);
-                        }
-                        crate::heap::finished(played.played as u64);
+                        play_deal(shared, &work, &mut relay, &commit, &mut kept);
                         if interrupted() {
                             break;
                         }
@@ -719,10 +711,6 @@ fn worker(shared: &Shared, tx: mpsc::Sender<Message>, commit: Option<mpsc::SyncS
         if joinable {
             shared.open_deals().retain(|open| !Arc::ptr_eq(open, &work));
         }
-        if played.unplayed > 0 {
-            skipped(played.unplayed);
-        }
-        crate::heap::finished(played.played as u64);
         if let Some(claims) = &run.claims {
             let complete = played.all_recorded && played.unplayed == 0;
             let release = ToWriter::Release { deal: d, complete };
@@ -759,7 +747,8 @@ struct Played {
 /// Plays games of `work` until none is left to take or the run stops, with the bots kept from
 /// the worker's last deal where this deal has them (the others shut down) and new processes for
 /// the rest; leaves this deal's bots in `kept` for the next. A run that stops leaves no game of
-/// the deal to take: those left are counted unplayed here, by whichever worker stops first.
+/// the deal to take: those left are counted unplayed here, by whichever worker stops first, and
+/// reported skipped.
 fn play_deal(
     shared: &Shared,
     work: &DealWork,
@@ -913,6 +902,10 @@ fn play_deal(
     }
     out.unplayed += work.take_rest();
     *kept = deal.bots.iter().copied().zip(players).collect();
+    if out.unplayed > 0 {
+        relay.send(Event::Skipped(out.unplayed as u64));
+    }
+    crate::heap::finished(out.played as u64);
     out
 }
 
