@@ -655,6 +655,16 @@ pub fn play_config(config: &LeagueConfig, place: &Place) -> Result<()> {
     }
 
     write_copy(&out, config)?;
+    let changed = super::bot_files::check(&out, &bots, &finished.bots)?;
+    if !changed.is_empty() {
+        crate::stderr_line!(
+            "multiversi: warning: {} since their games in {} were played: the standings mix \
+             the versions (remove {} to stop this warning)",
+            changed.join(", "),
+            out.display(),
+            out.join(super::bot_files::FILE_NAME).display()
+        );
+    }
     let logs = logs_dir(&out, shard);
     std::fs::create_dir_all(&logs).map_err(|e| {
         fail(

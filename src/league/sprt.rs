@@ -927,6 +927,23 @@ pub fn run(
         league::lock_records(out, &out.join(league::records_name(place.shard)))?,
     );
     league::write_copy(out, config)?;
+    let changed = super::bot_files::check(out, &bots, &finished.bots)?;
+    if !changed.is_empty() {
+        return Err(fail(
+            exit::USAGE,
+            format!(
+                "{} holds a test whose {} recorded game(s) were played by another version of \
+                 its bots: {}. A test compares two fixed programs: start a new test (another \
+                 --out, or remove {}); if the change does not change how the bot plays, remove \
+                 {} to go on",
+                out.display(),
+                finished.indices.len(),
+                changed.join(", "),
+                out.display(),
+                out.join(super::bot_files::FILE_NAME).display()
+            ),
+        ));
+    }
     let logs = league::logs_dir(out, place.shard);
     std::fs::create_dir_all(&logs).map_err(|e| {
         fail(

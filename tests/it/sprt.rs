@@ -886,3 +886,92 @@ fn a_tests_final_standings_count_only_its_own_games() {
     own.as_object_mut().unwrap().remove("other_runs");
     assert_eq!(own, clean);
 }
+
+/// A test resumed after NEW's script was edited would count games of two programs as one: it
+/// is refused, with the file named, and nothing is played or changed; the same file unchanged
+/// goes on. A league in the same case warns and plays on.
+#[test]
+fn a_test_resumed_after_a_bot_file_changed_is_refused_and_a_league_warns() {
+    let dir = temp_dir("sprt_bot_file");
+    let script = dir.join("new.sh");
+    let body = format!(
+        "#!/bin/sh\nexec {} bot greedy\n",
+        shell_word(env!("CARGO_BIN_EXE_multiversi"))
+    );
+    std::fs::write(&script, &body).unwrap();
+    let out = dir.join("test");
+    let new = bot_cmd(&["sh", utf8(&script)]);
+    let args = |cap: &'static str| {
+        [
+            new.clone(),
+            "builtin:greedy".to_string(),
+            "--seed".into(),
+            "3".into(),
+            "--max-games".into(),
+            cap.into(),
+        ]
+    };
+    let run = |cap| {
+        let words = args(cap);
+        let words: Vec<&str> = words.iter().map(String::as_str).collect();
+        sprt(&out, &words).run()
+    };
+    run("4").assert_code(11);
+    // Unchanged: the test goes on.
+    run("6")
+        .assert_code(11)
+        .assert_stderr_has("up to 2 game(s) to play (4 recorded before)");
+    std::fs::write(&script, format!("{body}# tuned\n")).unwrap();
+    let records = std::fs::read(out.join("games.jsonl")).unwrap();
+    let refused = run("8");
+    refused.assert_code(2).assert_stderr_has(&format!(
+        "holds a test whose 6 recorded game(s) were played by another version of its bots: {} \
+         (bot new) has changed",
+        utf8(&script)
+    ));
+    assert_eq!(std::fs::read(out.join("games.jsonl")).unwrap(), records);
+    // The way out the message gives, for a change that does not change the bot's play.
+    std::fs::remove_file(out.join("bot-files.json")).unwrap();
+    run("8")
+        .assert_code(11)
+        .assert_stderr_has("up to 2 game(s) to play (6 recorded before)");
+
+    let league_dir = dir.join("league");
+    std::fs::create_dir_all(&league_dir).unwrap();
+    let config = league_dir.join("league.toml");
+    let bot = |name: &str, command: &str| {
+        format!(
+            "[[bot]]\nname = \"{name}\"\ncommand = {}\n",
+            toml_string(command)
+        )
+    };
+    let league = |rounds: u32| {
+        std::fs::write(
+            &config,
+            format!(
+                "name = \"l\"\nseed = 1\nplayers = 3\nrounds = {rounds}\nmove_ms = 2000\n{}{}{}",
+                bot("s", &new),
+                bot("g", "builtin:greedy"),
+                bot("r", "builtin:random")
+            ),
+        )
+        .unwrap();
+        multiversi("league")
+            .arg(&config)
+            .arg("--out")
+            .arg(league_dir.join("out"))
+            .timeout(Duration::from_secs(120))
+            .run()
+    };
+    league(1).assert_code(0);
+    std::fs::write(&script, format!("{body}# tuned again\n")).unwrap();
+    let warned = league(2);
+    warned.assert_code(0).assert_stderr_has(&format!(
+        "warning: {} (bot s) has changed since their games in ",
+        utf8(&script)
+    ));
+    assert_eq!(
+        read_records(&league_dir.join("out").join("games.jsonl")).len(),
+        12
+    );
+}
