@@ -109,6 +109,12 @@ impl Checker {
             format!("{what}{}: {}", kind_name(fault.kind), fault.detail),
         );
         check.hint = hint(&fault);
+        // The startup check's advice is this first failed start's, now that its stderr is known
+        // (a bot that printed why it stopped did not end "without a word").
+        if trouble.at_start && !self.seen.first_bad_start_settled {
+            self.seen.first_bad_start_settled = true;
+            self.seen.first_bad_start_hint = check.hint.clone();
+        }
         check.sent = trouble.sent;
         check.got = fault.text;
         check.stderr = (!fault.stderr_tail.trim().is_empty()).then_some(fault.stderr_tail);
@@ -224,7 +230,7 @@ impl Checker {
         self.seen
             .bad_starts
             .push(format!("game {game}: {}: {}", kind_name(t.kind), t.detail));
-        if self.seen.first_bad_start_hint.is_none() {
+        if self.seen.first_bad_start_hint.is_none() && !self.seen.first_bad_start_settled {
             self.seen.first_bad_start_hint = hint(&FaultRecord {
                 seat: 0,
                 kind: t.kind,

@@ -105,15 +105,11 @@ pub fn run(args: &CheckBotArgs) -> Result<()> {
     bot.dir = args.cwd.clone();
     bot.limits = args.limits;
     let argv = bot.argv.clone();
-    if !args.limits.clean_env && std::env::var_os("PYTHONUNBUFFERED").is_some_and(|v| !v.is_empty())
-    {
-        // The bot inherits it: a Python bot that never flushes passes here, and times out
-        // wherever it is not set (a league with --clean-env, another machine).
-        crate::stderr_line!(
-            "multiversi: note: PYTHONUNBUFFERED is set here, and the bot inherits it: a Python bot \
-             that does not flush its output passes here but times out where it is not set; \
-             --clean-env checks it without"
-        );
+    // The slips `match` catches before starting anything, in its words.
+    if !bot.builtin {
+        if let Some(problem) = crate::explain::program_problem(&bot.argv, bot.dir.as_deref()) {
+            return Err(fail(exit::BOT_START, problem));
+        }
     }
     install_signal_handlers();
     if let Err(e) = become_subreaper() {
@@ -144,6 +140,16 @@ pub fn run(args: &CheckBotArgs) -> Result<()> {
             format!("cannot start {}: {e}", args.command.join(" ")),
         )
     })?;
+    if !args.limits.clean_env && std::env::var_os("PYTHONUNBUFFERED").is_some_and(|v| !v.is_empty())
+    {
+        // The bot inherits it: a Python bot that never flushes passes here, and times out
+        // wherever it is not set (a league with --clean-env, another machine).
+        crate::stderr_line!(
+            "multiversi: note: PYTHONUNBUFFERED is set here, and the bot inherits it: a Python bot \
+             that does not flush its output passes here but times out where it is not set; \
+             --clean-env checks it without"
+        );
+    }
     let time = TimeControl {
         move_ms: args.move_ms,
         clock_ms: None,

@@ -41,6 +41,8 @@ pub(super) struct Evidence {
     pub(super) silent_starts: u32,
     /// The advice for the first failed start (such as the flush hint for a missing ready).
     pub(super) first_bad_start_hint: Option<String>,
+    /// Whether that advice was given with the bot's stderr in view.
+    pub(super) first_bad_start_settled: bool,
     /// Which good answers said what they answer.
     pub(super) echoes: Echoes,
 }
@@ -129,9 +131,11 @@ impl Evidence {
         checks.push(skipped("end", END));
         checks.push(skipped("stdin-close", EXIT));
         checks.push(skipped("times", TIMES));
-        checks.push(match self.silent_starts {
-            0 => self.stdout_check(),
-            _ => skipped("stdout", STDOUT),
+        // Output it wrote fails the check; no output at all, from a bot that never got as far
+        // as a ready, passes nothing.
+        checks.push(match self.stray.is_empty() {
+            true => skipped("stdout", STDOUT),
+            false => self.stdout_check(),
         });
         checks.push(skipped("echo", ECHO));
         checks

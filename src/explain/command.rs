@@ -118,6 +118,27 @@ pub fn other_words(words: &[String], specs: &[String]) -> String {
     rest.join(" ")
 }
 
+/// The script an interpreter is told to run, when it names no file: `nosuch.py` in
+/// `python3 nosuch.py`. Only a word that is a script by its name (`interpreter_for`) and comes
+/// before any option that takes code or a module instead (`-c`, `-e`, `-m`).
+fn missing_script(argv: &[String], resolve: impl Fn(&str) -> PathBuf) -> Option<String> {
+    let program = argv.first()?;
+    if !is_interpreter(program) || program.ends_with("env") {
+        return None;
+    }
+    for word in &argv[1..] {
+        if ["-c", "-e", "-m", "--eval", "-E", "-r"].contains(&word.as_str()) {
+            return None;
+        }
+        if word.starts_with('-') {
+            continue;
+        }
+        let named = !word.contains(char::is_whitespace) && interpreter_for(word).is_some();
+        return (named && !resolve(word).exists()).then(|| word.clone());
+    }
+    None
+}
+
 /// What is wrong with a bot's program word, when it is one of the usual slips: a script that
 /// exists but is not executable, or one in the current directory named without `./` (a command
 /// without a `/` is looked up on PATH only). `dir` is the bot's working directory (`--cwd`), where
@@ -139,6 +160,14 @@ pub fn program_problem(argv: &[String], dir: Option<&Path>) -> Option<String> {
     };
     let with_interpreter =
         |path: &str| interpreter_for(path).map(|i| format!("\"{i} {}{args}\"", shell_quote(path)));
+    if let Some(script) = missing_script(argv, &resolve) {
+        return Some(format!(
+            "'{script}' does not exist in {}: {program} would start and exit at once",
+            dir.map_or("the current directory".to_string(), |d| d
+                .display()
+                .to_string()),
+        ));
+    }
     if !program.contains('/') {
         if on_path(program) {
             return None;
@@ -275,6 +304,19 @@ mod tests {
         assert!(text.contains("exists but is not executable"), "{text}");
         assert!(text.contains(&format!("\"python3 {path}\"")), "{text}");
         assert_eq!(program_problem(&argv("python3 mybot.py"), Some(&dir)), None);
+        let text = program_problem(&argv("python3 -u nosuch.py"), Some(&dir)).unwrap();
+        assert!(
+            text.starts_with("'nosuch.py' does not exist in ") && text.ends_with("exit at once"),
+            "{text}"
+        );
+        assert_eq!(
+            program_problem(&argv("python3 -m nosuch.py"), Some(&dir)),
+            None
+        );
+        assert_eq!(
+            program_problem(&argv("sh -c 'exec x.py'"), Some(&dir)),
+            None
+        );
         assert_eq!(
             program_problem(&argv("no-such-program-here"), Some(&dir)),
             None

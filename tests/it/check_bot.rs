@@ -743,3 +743,56 @@ fn a_program_path_with_a_space_after_dashes_is_taken_whole() {
     );
     assert_eq!(failed(&report)[0], "startup", "{report:#}");
 }
+
+/// A bot that exits at once, saying why on stderr: its startup advice does not claim it said
+/// nothing, and a stdout it never wrote to passes nothing.
+#[test]
+fn a_bot_that_exits_at_once_is_judged_by_what_it_said() {
+    let dir = temp_dir("check-bot-exits");
+    let script = dir.join("exits.py");
+    std::fs::write(&script, "import sys\nsys.exit('cannot load my weights')\n").unwrap();
+    let (out, report) = check(&[], &["python3", utf8(&script)]);
+    out.assert_code(1);
+    let startup = find(&report, "startup");
+    assert_eq!(startup["passed"], false);
+    assert!(
+        !startup.to_string().contains("without a word on stderr"),
+        "{startup}"
+    );
+    assert!(
+        find(&report, "board-8x8-3")
+            .to_string()
+            .contains("cannot load my weights"),
+        "{report:#}"
+    );
+    assert_eq!(find(&report, "stdout")["status"], "not-checked");
+    assert_eq!(report["counts"]["passed"], 0, "{}", report["counts"]);
+}
+
+/// The slips `match` refuses before starting anything are refused here too, in the same words,
+/// with exit 4 and no checklist.
+#[test]
+fn a_command_that_cannot_work_is_refused_before_any_check() {
+    let dir = temp_dir("check-bot-slips");
+    std::fs::write(dir.join("bot.py"), "print('x')\n").unwrap();
+    for (command, says) in [
+        (
+            &["python3", "nosuch.py"][..],
+            "'nosuch.py' does not exist in ",
+        ),
+        (&["./bot.py"][..], "'./bot.py' exists but is not executable"),
+        (
+            &["bot.py"][..],
+            "looked up on PATH, where there is none: type \"python3 bot.py\"",
+        ),
+    ] {
+        let out = multiversi("check-bot")
+            .arg("--cwd")
+            .arg(&dir)
+            .arg("--")
+            .args(command)
+            .run();
+        out.assert_code(4).assert_stderr_has(says);
+        assert!(out.stdout().is_empty(), "{}", out.describe());
+    }
+}
