@@ -161,11 +161,13 @@ pub fn program_problem(argv: &[String], dir: Option<&Path>) -> Option<String> {
     let with_interpreter =
         |path: &str| interpreter_for(path).map(|i| format!("\"{i} {}{args}\"", shell_quote(path)));
     if let Some(script) = missing_script(argv, &resolve) {
+        let place = match dir {
+            _ if Path::new(&script).is_absolute() => String::new(),
+            Some(d) => format!(" in {}", d.display()),
+            None => " in the current directory".to_string(),
+        };
         return Some(format!(
-            "'{script}' does not exist in {}: {program} would start and exit at once",
-            dir.map_or("the current directory".to_string(), |d| d
-                .display()
-                .to_string()),
+            "'{script}' does not exist{place}: {program} would start and exit at once"
         ));
     }
     if !program.contains('/') {

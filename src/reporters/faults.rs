@@ -10,7 +10,7 @@
 use super::progress::clear_progress;
 use crate::record::FaultKind;
 use crate::run::events::{Event, Flow, Sink};
-use std::collections::{BTreeMap, HashSet};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::time::{Duration, Instant};
 
 /// How often repeats are summed up while the run goes on.
@@ -24,8 +24,11 @@ pub struct FaultMessages {
     /// Repeats not yet summed up: (bot, kind) → count.
     unsummed: BTreeMap<(String, &'static str), u64>,
     last_summary: Instant,
-    /// Games with a fault printed that have not ended (yet).
-    open: HashSet<String>,
+    /// Games with a fault that have not ended (yet), with the bot and kind of each fault.
+    open: HashMap<String, Vec<(String, &'static str)>>,
+    /// Faults in games that ended unrecorded (a bot in them never answered `start`), and how
+    /// many such games: not in the per-bot counts, which are the records'.
+    unrecorded: (u64, u64),
 }
 
 impl Default for FaultMessages {
@@ -35,7 +38,8 @@ impl Default for FaultMessages {
             per_bot: BTreeMap::new(),
             unsummed: BTreeMap::new(),
             last_summary: Instant::now(),
-            open: HashSet::new(),
+            open: HashMap::new(),
+            unrecorded: (0, 0),
         }
     }
 }
@@ -81,7 +85,10 @@ impl Sink for FaultMessages {
                     .or_default()
                     .entry(kind)
                     .or_default() += 1;
-                self.open.insert(game.clone());
+                self.open
+                    .entry(game.clone())
+                    .or_default()
+                    .push((bot.name.clone(), kind));
                 let key = format!("{}\0{kind}\0{}", bot.name, fault.detail);
                 if self.told.insert(key) {
                     let faulted = crate::explain::FaultedBot {
@@ -97,8 +104,27 @@ impl Sink for FaultMessages {
                     *self.unsummed.entry((bot.name.clone(), kind)).or_default() += 1;
                 }
             }
-            Event::GameEnded { record, .. } => {
-                self.open.remove(&record.game);
+            Event::GameEnded {
+                record, recorded, ..
+            } => {
+                let faults = self.open.remove(&record.game).unwrap_or_default();
+                if !recorded && !faults.is_empty() {
+                    self.unrecorded.0 += faults.len() as u64;
+                    self.unrecorded.1 += 1;
+                    for (bot, kind) in faults {
+                        if let Some(kinds) = self.per_bot.get_mut(&bot) {
+                            if let Some(n) = kinds.get_mut(kind) {
+                                *n = n.saturating_sub(1);
+                                if *n == 0 {
+                                    kinds.remove(kind);
+                                }
+                            }
+                            if kinds.is_empty() {
+                                self.per_bot.remove(&bot);
+                            }
+                        }
+                    }
+                }
             }
             _ => {}
         }
@@ -114,7 +140,7 @@ impl Sink for FaultMessages {
 
     fn finish(&mut self) {
         if crate::process::interrupted() && !self.open.is_empty() {
-            let mut games: Vec<&String> = self.open.iter().collect();
+            let mut games: Vec<&String> = self.open.keys().collect();
             games.sort();
             let games: Vec<String> = games
                 .iter()
@@ -130,7 +156,17 @@ impl Sink for FaultMessages {
         }
         // Repeats are in the per-bot summary below; no separate line for them.
         self.unsummed.clear();
+        let (faults, games) = self.unrecorded;
+        let aside = (faults > 0).then(|| {
+            format!(
+                "{faults} fault(s) in {games} game(s) not recorded (a bot in them never answered \
+                 start) are not counted"
+            )
+        });
         if self.per_bot.is_empty() {
+            if let Some(aside) = aside {
+                crate::stderr_line!("{}multiversi: {aside}", clear_progress());
+            }
             return;
         }
         let lines: Vec<String> = self
@@ -148,9 +184,10 @@ impl Sink for FaultMessages {
             .collect();
         crate::stderr_line!(
             "{}multiversi: faults in this run, by bot (each kind explained above the first \
-             time):\n{}",
+             time):\n{}{}",
             clear_progress(),
-            lines.join("\n")
+            lines.join("\n"),
+            aside.map_or(String::new(), |a| format!("\n  ({a})"))
         );
     }
 }

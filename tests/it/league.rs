@@ -2,8 +2,8 @@
 //! or repeat, seatings, bots that never answer, resumable leagues.
 
 use crate::support::{
-    assert_no_process_left, bot_cmd, check_record, closed_pipe, multiversi, probe, probe_log,
-    read_json, read_records, shell_word, table_row, temp_dir, toml_string, utf8, Run,
+    assert_no_process_left, bad_bot, bot_cmd, check_record, closed_pipe, multiversi, probe,
+    probe_log, read_json, read_records, shell_word, table_row, temp_dir, toml_string, utf8, Run,
 };
 use std::collections::HashSet;
 
@@ -123,7 +123,9 @@ fn a_bot_that_never_answers_start_stops_a_match_and_records_nothing_unless_told_
     let mut earlier = std::fs::read(&record).unwrap();
     earlier.extend_from_slice(br#"{"format":"multiversi-game","version":1,"ga"#);
     std::fs::write(&record, &earlier).unwrap();
+    // A script that ends before its ready (one that does not exist is refused before any game).
     let missing = dir.join("nosuchbot.py");
+    std::fs::write(&missing, "raise SystemExit(1)\n").unwrap();
     let bot = bot_cmd(&["python3", utf8(&missing)]);
     let command = || {
         // 20 games are four deals: both workers start the bot at once.
@@ -446,7 +448,9 @@ fn a_league_leaves_out_a_bot_that_never_answers_records_none_of_its_games_and_pl
     let out = dir.join("out");
     let config = league_config(&dir, 4, "concurrency = 2");
     let mut text = std::fs::read_to_string(&config).unwrap();
+    // A script that ends before its ready (one that does not exist is left out before any game).
     let missing = dir.join("nosuchbot.py");
+    std::fs::write(&missing, "raise SystemExit(1)\n").unwrap();
     let broken = bot_cmd(&["python3", utf8(&missing)]);
     text += &format!(
         "[[bot]]\nname = \"broken\"\ncommand = {}\n",
@@ -1135,4 +1139,51 @@ fn a_refused_run_leaves_nothing_it_created_in_the_directory() {
     }
     refused[0].assert_stderr_has("a run with --shard I/2 is playing");
     assert_eq!(after, before, "the refused runs left nothing behind");
+}
+
+/// The faults summed up at the end are those of the games kept: a fault in the game a bot that
+/// never answered `start` left unrecorded is said apart, so that the counts agree with the
+/// records and the standings.
+#[test]
+fn faults_in_a_game_left_unrecorded_are_said_apart_from_the_counts() {
+    let dir = temp_dir("league-unrecorded-faults");
+    let quits = dir.join("quits.py");
+    std::fs::write(&quits, "raise SystemExit(1)\n").unwrap();
+    let hang = bad_bot(&dir.join("pids"), "hang", 1, "");
+    let bench = bench_bot();
+    let mut text =
+        "name = \"u\"\nseed = 2\nplayers = 3\nmove_ms = 100\nconcurrency = 1\n".to_string();
+    for (name, command) in [
+        ("quits", bot_cmd(&["python3", utf8(&quits)])),
+        ("hang", hang),
+        ("b1", bench.clone()),
+        ("b2", bench),
+    ] {
+        text += &format!(
+            "[[bot]]\nname = \"{name}\"\ncommand = {}\n",
+            toml_string(&command)
+        );
+    }
+    let config = dir.join("league.toml");
+    std::fs::write(&config, text).unwrap();
+    let out = dir.join("out");
+    let done = league(&[utf8(&config), "--out", utf8(&out)]);
+    let err = done.stderr();
+    assert_eq!(done.status.code(), Some(4), "{err}");
+    // The first game has quits, which ends, and hang, which times out; it is not recorded.
+    // The deal without quits is: hang times out in each of its 6 games.
+    let records = read_records(&out.join("games.jsonl"));
+    assert_eq!(records.len(), 6);
+    let hang_faults = records
+        .iter()
+        .flat_map(|r| r.faults.iter().map(move |f| &r.seats[f.seat].name))
+        .filter(|name| *name == "hang")
+        .count();
+    assert_eq!(hang_faults, 6);
+    assert!(err.contains("  hang: 6 (timeout 6)\n"), "{err}");
+    assert!(
+        err.contains("(1 fault(s) in 1 game(s) not recorded (a bot in them never answered start) are not counted)"),
+        "{err}"
+    );
+    assert_no_process_left(&dir.join("pids"));
 }
