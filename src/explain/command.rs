@@ -160,7 +160,7 @@ pub fn program_problem(argv: &[String], dir: Option<&Path>) -> Option<String> {
     };
     let with_interpreter =
         |path: &str| interpreter_for(path).map(|i| format!("\"{i} {}{args}\"", shell_quote(path)));
-    if let Some(script) = missing_script(argv, &resolve) {
+    if let Some(script) = missing_script(argv, resolve) {
         let place = match dir {
             _ if Path::new(&script).is_absolute() => String::new(),
             Some(d) => format!(" in {}", d.display()),
