@@ -1069,11 +1069,18 @@ pub fn run(
     league::write_standings(out, own, "this test's");
     let written = write_results(&test, &state, &found, out);
     let report = state.report();
-    league::print_stdout(&format!(
-        "\n{}{}",
-        report.text(),
-        ending_words(&test, &report)
-    ))?;
+    // A run that stopped for a bot that never answered is not one to run again as it is.
+    let stopped_for_a_bot = played
+        .as_ref()
+        .is_err_and(|e| exit::code_of(e) == exit::BOT_START);
+    let words = match report.verdict {
+        Verdict::Continue if stopped_for_a_bot => "verdict: not decided: a bot never answered \
+                                                   start (stderr says which, and why); fix it, \
+                                                   then run the test again to go on\n"
+            .to_string(),
+        _ => ending_words(&test, &report),
+    };
+    league::print_stdout(&format!("\n{}{words}", report.text()))?;
     played?;
     written?;
     verdict_code(&test, &report)

@@ -975,3 +975,20 @@ fn a_test_resumed_after_a_bot_file_changed_is_refused_and_a_league_warns() {
         12
     );
 }
+
+/// A bot that never answers stops the test with exit 4, and the verdict line says so rather
+/// than inviting a run of the same command again.
+#[test]
+fn a_test_stopped_by_a_bot_that_never_answers_says_why_it_has_no_verdict() {
+    let dir = temp_dir("sprt_never_answers");
+    let quits = dir.join("quits.py");
+    std::fs::write(&quits, "raise SystemExit(1)\n").unwrap();
+    let new = bot_cmd(&["python3", utf8(&quits)]);
+    let run = sprt(&dir.join("test"), &[&new, "builtin:random"]).run();
+    run.assert_code(4)
+        .assert_stdout_has("verdict: not decided: a bot never answered start")
+        .assert_stderr_has("never answered start");
+    assert!(!run
+        .stdout()
+        .contains("run the test again to go on (or wait"));
+}
