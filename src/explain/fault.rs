@@ -170,16 +170,17 @@ pub fn hint(fault: &FaultRecord) -> Option<String> {
         FaultKind::Timeout if detail.starts_with("no ready") => {
             "does the bot flush stdout after each line? Python buffers stdout when it is a pipe: \
              print(..., flush=True), or run it with python3 -u. (Or it is still loading: give it \
-             more time with --startup-ms.)"
+             more time: --startup-ms, startup_ms in a league config.)"
         }
         FaultKind::Timeout if detail.starts_with("no move") => {
             "the bot did not answer in time: does it flush stdout after each move (Python buffers \
              stdout when it is a pipe: print(..., flush=True), or run it with python3 -u)? Does \
-             it keep within the turn's time_ms? --move-ms gives more time."
+             it keep within the turn's time_ms? --move-ms (move_ms in a league config) gives more \
+             time."
         }
         FaultKind::Timeout => {
             "the answer came too late: keep a margin below the turn's time_ms for the answer to \
-             reach the referee, or give more time with --move-ms."
+             reach the referee, or give more time (--move-ms; move_ms in a league config)."
         }
         FaultKind::Illegal if detail.contains("a late second answer to its previous turn") => {
             "answer each turn once; and send the turn's ply in every move ({\"type\":\"move\",\
@@ -220,7 +221,9 @@ fn remote_hint(fault: &FaultRecord) -> Option<&'static str> {
             if detail.contains("remote bot") && detail.contains("is not connected") =>
         {
             "its owner must run multiversi connect HOST:PORT --token-file FILE -- COMMAND (README, \
-             \"Bots over the network\"); running the league again plays the games it missed."
+             \"Bots over the network\"). A bot that has played in this run loses the games it \
+             misses while away, as a local bot that crashes would; only a bot that never answered \
+             is left out, and a run of the league again plays its games."
         }
         FaultKind::Crash if detail.contains("its network connection") => {
             "a remote bot: its stderr and how it ended are shown by multiversi connect on its \
@@ -240,7 +243,7 @@ fn builtin_hint(bot: &FaultedBot, fault: &FaultRecord) -> Option<String> {
     (bot.builtin && fault.kind == FaultKind::Timeout).then(|| {
         "a built-in bot answers well inside its time on an idle machine: the machine is busy \
          (other work, or more games at once than it has cores: --concurrency). Give more time \
-         with --move-ms."
+         with --move-ms (move_ms in a league config)."
             .to_string()
     })
 }

@@ -732,6 +732,47 @@ mod tests {
         assert_eq!(config, expected);
         // The game size its opening comment counts the games with: C(5,4) deals of 4 players.
         assert_eq!(config.sizes(), [4]);
+        // Its values are the defaults but for the four its comments give the default of.
+        let defaults = LeagueConfig::parse(BASE).unwrap();
+        assert_eq!(
+            (
+                defaults.seed,
+                defaults.rounds,
+                defaults.opening,
+                defaults.move_ms
+            ),
+            (0, 1, 0, 1000)
+        );
+        for (key, default) in [
+            ("seed", 0),
+            ("rounds", 1),
+            ("opening", 0),
+            ("move_ms", 1000),
+        ] {
+            let said = format!("default {default}");
+            let said_zero = "0 for none, the default";
+            let comment = EXAMPLE
+                .split(&format!("\n{key} = "))
+                .next()
+                .and_then(|before| before.rsplit("\n\n").next())
+                .unwrap();
+            assert!(
+                comment.contains(&said) || (default == 0 && comment.contains(said_zero)),
+                "{key}: {comment}"
+            );
+        }
+        assert_eq!(
+            LeagueConfig {
+                name: "example".into(),
+                seed: 1,
+                rounds: 2,
+                opening: 4,
+                move_ms: 200,
+                bots: expected.bots.clone(),
+                ..defaults
+            },
+            expected
+        );
     }
 
     #[test]
