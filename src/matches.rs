@@ -115,6 +115,12 @@ impl MatchArgs {
                 .map(|name| format!("builtin:{name}"))
                 .collect()
         } else {
+            if let Some(players) = self.players.filter(|p| !(3..=4).contains(p)) {
+                return Err(fail(
+                    exit::USAGE,
+                    format!("--players {players}: this game is for 3 or 4 players"),
+                ));
+            }
             if let Some(players) = self.players.filter(|&p| p as usize != self.bots.len()) {
                 return Err(fail(
                     exit::USAGE,

@@ -218,7 +218,7 @@ impl Evidence {
         let limit = time.move_ms;
         let figures = match Times::of(&self.answer_ms, limit) {
             Some(t) => format!(
-                "{} moves: p50 {:.2} ms, p99 {:.2} ms, slowest {:.2} ms ({:.0}% of the {limit} ms limit)",
+                "{} answers: p50 {:.2} ms, p99 {:.2} ms, slowest {:.2} ms ({:.0}% of the {limit} ms limit)",
                 t.answers,
                 t.p50_ms,
                 t.p99_ms,
@@ -233,7 +233,7 @@ impl Evidence {
                     "times",
                     TIMES,
                     format!(
-                        "{} moves over the limit (the first: {first}); {figures}",
+                        "{} turns answered late or not at all (the first: {first}); {figures}",
                         self.late.len()
                     ),
                 );
@@ -273,7 +273,7 @@ impl Evidence {
             };
             let moves = match moves.with {
                 0 => "no move of a position check to judge".to_string(),
-                n => format!("every move the ply of its turn ({n})"),
+                n => format!("every move of the position checks the ply of its turn ({n})"),
             };
             return Check::pass("echo", ECHO, format!("{ready}; {moves}"));
         }

@@ -780,7 +780,14 @@ fn check_addresses(place: &Place) -> Result<()> {
             std::net::TcpListener::bind(address.as_str()).map_err(|e| {
                 fail(
                     exit::USAGE,
-                    format!("{option} {address}: cannot listen: {e}"),
+                    format!(
+                        "{option} {address}: cannot listen: {e}{}",
+                        if e.kind() == std::io::ErrorKind::InvalidInput {
+                            " (give HOST:PORT, such as 127.0.0.1:8080)"
+                        } else {
+                            ""
+                        }
+                    ),
                 )
             })?;
         }

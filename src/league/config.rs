@@ -203,6 +203,8 @@ impl LeagueConfig {
                     "{message}\nhint: each bot is a table of the list `bot`: write [[bot]] (two \
                      brackets) before each bot, not [bot]"
                 )
+            } else if let Some(hint) = key_hint(&message) {
+                format!("{message}\nhint: {hint}")
             } else {
                 message
             }
@@ -617,6 +619,77 @@ fn flat(prefix: String, value: serde_json::Value) -> serde_json::Map<String, ser
     out
 }
 
+/// The keys of a config's top level, as its error messages list them.
+const TOP_KEYS: &[&str] = &[
+    "name",
+    "seed",
+    "format",
+    "candidates",
+    "players",
+    "boards",
+    "anti",
+    "blocked",
+    "rounds",
+    "opening",
+    "sample",
+    "move_ms",
+    "clock_ms",
+    "increment_ms",
+    "startup_ms",
+    "grace_ms",
+    "concurrency",
+    "out",
+    "standings_every",
+];
+
+/// Advice for the TOML reader's words on a key: a league key written below a `[[bot]]` (TOML
+/// gives it to that bot), a key one or two letters off a known one, a negative number.
+fn key_hint(message: &str) -> Option<String> {
+    if message.contains("expected u64") || message.contains("expected u32") {
+        return message
+            .contains("integer `-")
+            .then(|| "give a whole number, 0 or more".to_string());
+    }
+    let unknown = message.split("unknown field `").nth(1)?.split('`').next()?;
+    let expected: Vec<&str> = message
+        .split("expected one of ")
+        .nth(1)?
+        .split(", ")
+        .map(|k| k.trim().trim_matches('`'))
+        .collect();
+    if TOP_KEYS.contains(&unknown) && !expected.contains(&unknown) && expected.contains(&"command")
+    {
+        return Some(format!(
+            "`{unknown}` is a key of the league, but it comes after a [[bot]] table, which TOML \
+             gives it to: move it above the first [[bot]]"
+        ));
+    }
+    let near = expected
+        .iter()
+        .copied()
+        .filter(|k| edit_distance(k, unknown) <= 2)
+        .min_by_key(|k| edit_distance(k, unknown))?;
+    Some(format!("did you mean `{near}`?"))
+}
+
+/// The Levenshtein distance of two short keys.
+fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut diagonal = row[0];
+        row[0] = i + 1;
+        for (j, &cb) in b.iter().enumerate() {
+            let above = row[j + 1];
+            row[j + 1] = (above + 1)
+                .min(row[j] + 1)
+                .min(diagonal + usize::from(ca != cb));
+            diagonal = above;
+        }
+    }
+    row[b.len()]
+}
+
 /// Whether a config's text has a `[bot]` table header (where `[[bot]]` is meant).
 fn single_bot_table(text: &str) -> bool {
     text.lines().any(|l| {
@@ -772,6 +845,27 @@ mod tests {
                 ..defaults
             },
             expected
+        );
+    }
+
+    #[test]
+    fn a_misplaced_or_mistyped_key_gets_a_hint() {
+        let bots = "[[bot]]\nname = \"a\"\ncommand = \"builtin:random\"\n";
+        let below =
+            LeagueConfig::parse(&format!("name = \"t\"\n{bots}boards = [\"8x8\"]\n")).unwrap_err();
+        assert!(
+            below.contains("hint: `boards` is a key of the league, but it comes after a [[bot]]"),
+            "{below}"
+        );
+        let typo = LeagueConfig::parse(&format!("name = \"t\"\nmove_sm = 3\n{bots}")).unwrap_err();
+        assert!(typo.ends_with("hint: did you mean `move_ms`?"), "{typo}");
+        let far = LeagueConfig::parse(&format!("name = \"t\"\nzzz = 3\n{bots}")).unwrap_err();
+        assert!(!far.contains("hint:"), "{far}");
+        let negative =
+            LeagueConfig::parse(&format!("name = \"t\"\nmove_ms = -3\n{bots}")).unwrap_err();
+        assert!(
+            negative.ends_with("hint: give a whole number, 0 or more"),
+            "{negative}"
         );
     }
 

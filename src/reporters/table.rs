@@ -132,7 +132,7 @@ impl Table {
                     "rating": b.map(|b| (b.rating * 100.0).round() / 100.0),
                     "games": t.games, "wins": t.wins, "draws": t.draws, "losses": t.losses,
                     "points": t.points, "discs": t.discs, "faults": t.fault_total(),
-                    "mean_ms": t.mean_ms(), "max_ms": t.max_ms, "ready": ready})
+                    "mean_ms": (t.mean_ms() * 1000.0).round() / 1000.0, "max_ms": t.max_ms, "ready": ready})
             })
             .collect()
     }

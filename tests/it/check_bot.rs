@@ -124,7 +124,7 @@ fn assert_echoes(report: &Value) {
         echo["summary"]
             .as_str()
             .unwrap()
-            .contains("every move the ply"),
+            .contains("every move of the position checks the ply"),
         "{echo}"
     );
 }
@@ -499,7 +499,7 @@ fn a_slow_bot_fails_the_times_check_with_its_figures() {
     assert!(times["max_ms"].as_f64().unwrap() >= 150.0, "{times}");
     assert_eq!(times["limit_ms"], 100);
     let summary = find(&report, "times")["summary"].as_str().unwrap();
-    assert!(summary.contains("over the limit"), "{summary}");
+    assert!(summary.contains("answered late or not at all"), "{summary}");
 }
 
 #[test]
