@@ -400,11 +400,12 @@ pub fn result_text(rec: &GameRecord, colour: bool) -> String {
         ),
         Outcome::Draw => "a draw for the whole table".into(),
     };
+    // Places as the standings count them: after two seats tied for second comes fourth.
+    let mut ahead = 0;
     let places: Vec<String> = rec
         .ranking
         .iter()
-        .enumerate()
-        .map(|(i, place)| {
+        .map(|place| {
             let seats: Vec<String> = place
                 .iter()
                 .map(|&s| {
@@ -412,7 +413,9 @@ pub fn result_text(rec: &GameRecord, colour: bool) -> String {
                     format!("{}{score}", seat_label(s, colour))
                 })
                 .collect();
-            format!("{}. {}", i + 1, seats.join(" = "))
+            let number = ahead + 1;
+            ahead += place.len();
+            format!("{number}. {}", seats.join(" = "))
         })
         .collect();
     format!("Result: {result}\nRanking: {}", places.join("  "))

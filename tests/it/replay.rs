@@ -617,3 +617,27 @@ fn records_of_faulty_bots_verify() {
     assert_eq!(out.status.code(), Some(0), "{}", out.stdout());
     assert!(out.stdout().contains("verified 3 games: 3 hold"));
 }
+
+/// Places after a tie are counted as the standings count them: two seats tied for second are
+/// followed by the fourth.
+#[test]
+fn the_ranking_after_a_tie_skips_the_places_the_tie_took() {
+    let dir = temp_dir("replay_tied_places");
+    let path = dir.join("tie.jsonl");
+    let mut game = sample_games().into_iter().next().unwrap();
+    assert_eq!(game.seats.len(), 4);
+    game.ranking = vec![vec![0], vec![1, 2], vec![3]];
+    samples::write(&path, &[game]);
+    let out = multiversi("replay").arg(&path).run();
+    out.assert_ok();
+    let text = out.stdout();
+    let line = text
+        .lines()
+        .find(|l| l.starts_with("Ranking: "))
+        .unwrap_or_else(|| panic!("no ranking in {text}"));
+    assert!(
+        line.contains("  2. White ") && line.contains("  4. Green "),
+        "{line}"
+    );
+    assert!(!line.contains("3. "), "{line}");
+}
