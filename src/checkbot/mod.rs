@@ -121,6 +121,8 @@ pub fn run(args: &CheckBotArgs) -> Result<()> {
              process group may outlive the check"
         );
     }
+    // As in a match: the bot stays out of the referee's ends of the built-in bots' pipes.
+    let _ = crate::process::shield_from_bots();
     let _guard = Guard::start(&exe, &["guard"])
         .map_err(|e| fail(exit::BOT_START, format!("cannot start the watchdog: {e}")))?;
     let mut players = vec![Connection::new(bot)];

@@ -59,7 +59,8 @@ pub use child::{shutdown_all, wait_any, BotProcess};
 pub use log::{BotLog, STDERR_LOG_CAP};
 pub use safety::{
     become_subreaper, ignore_file_size_signal, install_signal_handlers, interrupted,
-    restore_for_child, run_guard, strays_killed, sweep_strays, Guard, MAX_LIVE_BOTS,
+    restore_for_child, run_guard, shield_from_bots, strays_killed, sweep_strays, Guard,
+    MAX_LIVE_BOTS,
 };
 pub use status::describe_status;
 pub use stderr::{STDERR_RATE_MIB, STDERR_TAIL_BYTES};

@@ -225,6 +225,18 @@ pub fn become_subreaper() -> io::Result<()> {
     Ok(())
 }
 
+/// Keeps the bots out of the referee's own files: a process that is not dumpable has its
+/// `/proc/PID/fd` closed to other processes of the same user (only root, or a process with
+/// CAP_SYS_PTRACE, still gets in), so that a bot cannot open the referee's ends of the other
+/// bots' pipes and write lines in their name (forging their faults), nor attach to it. A bot's
+/// own exec makes it dumpable again: nothing of this reaches the bots. Without effect for a
+/// referee run as root, whose bots are root too: a sandbox keeps those apart (README, "Running
+/// unknown bots").
+pub fn shield_from_bots() -> io::Result<()> {
+    prctl::set_dumpable(false)?;
+    Ok(())
+}
+
 /// Kills and reaps the referee's children that are neither the guard nor a bot it still runs,
 /// nor a helper still in a running bot's group: processes that left a bot's group and were
 /// re-parented to the referee (see `become_subreaper`), with their own groups. Their

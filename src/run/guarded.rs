@@ -7,7 +7,7 @@ use super::plan::Run;
 use super::setup::this_program;
 use super::workers::{self, Summary};
 use crate::exit::{self, fail};
-use crate::process::{become_subreaper, install_signal_handlers, Guard};
+use crate::process::{become_subreaper, install_signal_handlers, shield_from_bots, Guard};
 use anyhow::Result;
 
 /// Plays the run with every safety net up. `what` (`match`, `league`) names the run in messages.
@@ -18,6 +18,12 @@ pub fn play(run: &Run, what: &str, sinks: &mut [&mut dyn Sink]) -> Result<Summar
         crate::stderr_line!(
             "multiversi: cannot become a child subreaper ({e}): a helper that leaves its bot's \
              process group may outlive the {what}"
+        );
+    }
+    if let Err(e) = shield_from_bots() {
+        crate::stderr_line!(
+            "multiversi: cannot keep the bots out of the referee's files ({e}): a bot may write \
+             into the other bots' pipes"
         );
     }
     let exe = this_program()?;

@@ -712,3 +712,65 @@ fn a_move_without_its_newline_times_out_with_words_that_say_what_came() {
     );
     assert!(stderr.contains("ends with a newline"), "{stderr}");
 }
+
+/// A bot that opens the referee's ends of the other bots' pipes through /proc and writes a line
+/// into each would have them all disqualified for output nobody asked for. The referee is not
+/// dumpable, so a bot of the same user is refused. Root (or CAP_SYS_PTRACE) gets in whatever
+/// the referee does, so as root the match is run as the unprivileged user `nobody`, as an
+/// organiser would run bots without a sandbox.
+#[test]
+fn a_bot_cannot_write_into_the_other_bots_pipes_through_the_referees_files() {
+    let dir = temp_dir("hostile_inject");
+    let open_to_all = |path: &Path| {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o777)).unwrap();
+    };
+    open_to_all(&dir);
+    let pids = dir.join("pids");
+    let logs = dir.join("logs");
+    let record = dir.join("games.jsonl");
+    let injector = bad_bot(&pids, "inject", 1, "");
+    let wrapper: &[&str] = if unsafe { libc::geteuid() } == 0 {
+        &[
+            "setpriv",
+            "--reuid=65534",
+            "--regid=65534",
+            "--clear-groups",
+            "--",
+        ]
+    } else {
+        &["env"]
+    };
+    let out = multiversi_under(wrapper, "match")
+        .args(&[
+            &injector,
+            "builtin:random",
+            "builtin:random",
+            "builtin:random",
+        ])
+        .args(&["--games", "2", "--seed", "4"])
+        .arg("--record")
+        .arg(&record)
+        .arg("--log-dir")
+        .arg(&logs)
+        .run();
+    out.assert_ok();
+    let log = std::fs::read_dir(&logs)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|p| p.to_string_lossy().contains("bad"))
+        .map(|p| std::fs::read_to_string(p).unwrap())
+        .unwrap_or_else(|| panic!("no log of the injecting bot: {}", out.describe()));
+    // The attack ran, at its first turn of each game, and got nowhere.
+    assert_eq!(log.matches("injection: ").count(), 4, "{log}");
+    assert!(
+        log.contains("injection: cannot list the referee's files: Permission denied"),
+        "{log}"
+    );
+    let records = read_records(&record);
+    assert_eq!(records.len(), 2);
+    for r in &records {
+        assert!(r.faults.is_empty(), "{:?}", r.faults);
+    }
+    assert_no_process_left(&pids);
+}

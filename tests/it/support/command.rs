@@ -36,6 +36,16 @@ pub fn multiversi(subcommand: &str) -> TestCommand {
     TestCommand::new(Command::new(env!("CARGO_BIN_EXE_multiversi"))).arg(subcommand)
 }
 
+/// `multiversi SUBCOMMAND` run by another program that takes a command line after its own words
+/// (`setpriv --reuid=… --`): the binary built for these tests, under the wrapper.
+pub fn multiversi_under(wrapper: &[&str], subcommand: &str) -> TestCommand {
+    let mut command = Command::new(wrapper[0]);
+    command.args(&wrapper[1..]);
+    let mut test = TestCommand::new(command);
+    test.program = wrapper.join(" ");
+    test.arg(env!("CARGO_BIN_EXE_multiversi")).arg(subcommand)
+}
+
 /// `bash bench/NAME.sh --quick`, run from the repository root: a benchmark script in its quick
 /// mode, measuring the binary built for these tests (`BIN`) instead of building its own.
 pub fn bench_quick(name: &str) -> TestCommand {
