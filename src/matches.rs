@@ -196,6 +196,17 @@ impl MatchArgs {
         } else {
             session::concurrency(self.concurrency)?
         };
+        // Seats rotate from game to game: only whole rotations seat every bot equally often.
+        let players = bots.len() as u32;
+        if self.games > players && self.games % players != 0 {
+            crate::stderr_line!(
+                "multiversi: note: {} games of {players} players: some bots sit in some seats \
+                 more often than others (with a multiple of {players} games each bot sits in \
+                 each seat equally often; with a multiple of {}, in every order equally often)",
+                self.games,
+                if players == 3 { 6 } else { 24 }
+            );
+        }
         Ok(MatchConfig {
             bots,
             setup,

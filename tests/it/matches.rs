@@ -391,3 +391,24 @@ fn pinned_cpus_keep_each_game_and_its_bots_on_one_cpu_and_unpinned_bots_on_all()
         }
     }
 }
+
+/// A game count that is not whole rotations of the seats is noted (the bots do not sit in each
+/// seat equally often); whole rotations and a single game are not.
+#[test]
+fn an_uneven_game_count_is_noted() {
+    let run = |games: &str| {
+        multiversi("match")
+            .args(&["builtin:random", "builtin:random", "builtin:random"])
+            .args(&["--games", games, "--seed", "1"])
+            .run()
+    };
+    let uneven = run("4");
+    uneven.assert_ok().assert_stderr_has(
+        "note: 4 games of 3 players: some bots sit in some seats more often than others",
+    );
+    for games in ["1", "6"] {
+        let even = run(games);
+        even.assert_ok();
+        assert!(!even.stderr().contains("note:"), "{}", even.describe());
+    }
+}
