@@ -132,9 +132,12 @@ impl MatchArgs {
             }
             self.bots.clone()
         };
-        if let Some(message) =
-            explain::forgotten_quotes(&specs, &explain::options_after(&specs), &explain::program())
-        {
+        if let Some(message) = explain::forgotten_quotes(
+            &specs,
+            &explain::options_after(&specs, "match"),
+            &explain::program(),
+            "match",
+        ) {
             return Err(fail(exit::USAGE, message));
         }
         if !(3..=4).contains(&specs.len()) {

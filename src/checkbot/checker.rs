@@ -118,6 +118,9 @@ impl Checker {
         check.sent = trouble.sent;
         check.got = fault.text;
         check.stderr = (!fault.stderr_tail.trim().is_empty()).then_some(fault.stderr_tail);
+        if trouble.at_start && self.seen.first_bad_start_stderr.is_none() {
+            self.seen.first_bad_start_stderr = check.stderr.clone();
+        }
         check
     }
 

@@ -163,15 +163,17 @@ impl Times {
         }
         let mut sorted = ms.to_vec();
         sorted.sort_by(f64::total_cmp);
+        // To the microsecond, as records give a move's time.
+        let micro = |ms: f64| (ms * 1000.0).round() / 1000.0;
         let rank = |p: f64| {
             let i = ((p * sorted.len() as f64).ceil() as usize).clamp(1, sorted.len());
-            sorted[i - 1]
+            micro(sorted[i - 1])
         };
         Some(Times {
             answers: sorted.len(),
             p50_ms: rank(0.50),
             p99_ms: rank(0.99),
-            max_ms: sorted[sorted.len() - 1],
+            max_ms: micro(sorted[sorted.len() - 1]),
             limit_ms,
         })
     }

@@ -43,6 +43,8 @@ pub(super) struct Evidence {
     pub(super) first_bad_start_hint: Option<String>,
     /// Whether that advice was given with the bot's stderr in view.
     pub(super) first_bad_start_settled: bool,
+    /// The end of the bot's stderr at the first failed start, shown with the startup check.
+    pub(super) first_bad_start_stderr: Option<String>,
     /// Which good answers said what they answer.
     pub(super) echoes: Echoes,
 }
@@ -155,6 +157,7 @@ impl Evidence {
                 ),
             );
             check.hint = self.first_bad_start_hint.clone();
+            check.stderr = self.first_bad_start_stderr.clone();
             return check;
         }
         let first = self.ready_ms.first().copied().unwrap_or(0.0);
@@ -273,7 +276,7 @@ impl Evidence {
             };
             let moves = match moves.with {
                 0 => "no move of a position check to judge".to_string(),
-                n => format!("every move of the position checks the ply of its turn ({n})"),
+                n => format!("every move carries the ply of its turn ({n} in the position checks)"),
             };
             return Check::pass("echo", ECHO, format!("{ready}; {moves}"));
         }

@@ -34,7 +34,12 @@ pub fn shell_quote(word: &str) -> String {
 /// is the two bots `python3` and `mybot.py`. Returns the message, with the whole corrected
 /// command line, when some bot is a bare interpreter; None otherwise. `specs` are the BOT
 /// arguments as given; `rest` the other arguments of the command line, repeated at the end.
-pub fn forgotten_quotes(specs: &[String], rest: &str, program: &str) -> Option<String> {
+pub fn forgotten_quotes(
+    specs: &[String],
+    rest: &str,
+    program: &str,
+    subcommand: &str,
+) -> Option<String> {
     let bare: Vec<usize> = (0..specs.len())
         .filter(|&i| is_interpreter(specs[i].trim()))
         .collect();
@@ -85,7 +90,7 @@ pub fn forgotten_quotes(specs: &[String], rest: &str, program: &str) -> Option<S
     };
     Some(format!(
         "bot {} is '{}' alone, which would wait for a program on its stdin: a bot's command is \
-         one argument, so quote it with its script. Type:\n  {program} match {}{rest}",
+         one argument, so quote it with its script. Type:\n  {program} {subcommand} {}{rest}",
         first + 1,
         specs[first].trim(),
         fixed.join(" ")
@@ -94,11 +99,11 @@ pub fn forgotten_quotes(specs: &[String], rest: &str, program: &str) -> Option<S
 
 /// The words of this run's command line after `match` that are not the bots, quoted for a shell:
 /// the options to repeat in a corrected command line.
-pub fn options_after(specs: &[String]) -> String {
+pub fn options_after(specs: &[String], subcommand: &str) -> String {
     let raw: Vec<String> = std::env::args().collect();
     let from = raw
         .iter()
-        .position(|a| a == "match")
+        .position(|a| a == subcommand)
         .map_or(raw.len(), |i| i + 1);
     other_words(&raw[from..], specs)
 }
@@ -160,15 +165,19 @@ pub fn program_problem(argv: &[String], dir: Option<&Path>) -> Option<String> {
     };
     let with_interpreter =
         |path: &str| interpreter_for(path).map(|i| format!("\"{i} {}{args}\"", shell_quote(path)));
+    let place = |file: &str| match dir {
+        _ if Path::new(file).is_absolute() => String::new(),
+        Some(d) => format!(" in {}", d.display()),
+        None => " in the current directory".to_string(),
+    };
     if let Some(script) = missing_script(argv, resolve) {
-        let place = match dir {
-            _ if Path::new(&script).is_absolute() => String::new(),
-            Some(d) => format!(" in {}", d.display()),
-            None => " in the current directory".to_string(),
-        };
         return Some(format!(
-            "'{script}' does not exist{place}: {program} would start and exit at once"
+            "'{script}' does not exist{}: {program} would start and exit at once",
+            place(&script)
         ));
+    }
+    if program.contains('/') && std::fs::symlink_metadata(resolve(program)).is_err() {
+        return Some(format!("'{program}' does not exist{}", place(program)));
     }
     if !program.contains('/') {
         if on_path(program) {
@@ -237,7 +246,7 @@ mod tests {
         let specs: Vec<String> = ["python3", "mybot.py", "builtin:greedy", "builtin:random"]
             .map(String::from)
             .to_vec();
-        let text = forgotten_quotes(&specs, "--games 4", "multiversi").unwrap();
+        let text = forgotten_quotes(&specs, "--games 4", "multiversi", "match").unwrap();
         assert!(text.starts_with("bot 1 is 'python3' alone"), "{text}");
         assert!(
             text.ends_with(
@@ -257,7 +266,7 @@ mod tests {
         ]
         .map(String::from)
         .to_vec();
-        let text = forgotten_quotes(&specs, "", "multiversi").unwrap();
+        let text = forgotten_quotes(&specs, "", "multiversi", "match").unwrap();
         assert!(
             text.ends_with("multiversi match builtin:greedy \"node --harmony a.js\" \"java -jar b.jar\" random"),
             "{text}"
@@ -265,12 +274,12 @@ mod tests {
         let fine: Vec<String> = ["python3 a.py", "builtin:greedy", "builtin:random"]
             .map(String::from)
             .to_vec();
-        assert_eq!(forgotten_quotes(&fine, "", "multiversi"), None);
+        assert_eq!(forgotten_quotes(&fine, "", "multiversi", "match"), None);
         // Nothing to join: no line to type, which would be the same line.
         let alone: Vec<String> = ["python3", "builtin:greedy", "builtin:random"]
             .map(String::from)
             .to_vec();
-        let text = forgotten_quotes(&alone, "", "multiversi").unwrap();
+        let text = forgotten_quotes(&alone, "", "multiversi", "match").unwrap();
         assert!(!text.contains("Type:"), "{text}");
         assert!(text.contains("(\"python3 mybot.py\")"), "{text}");
     }
@@ -318,6 +327,11 @@ mod tests {
         assert_eq!(
             program_problem(&argv("sh -c 'exec x.py'"), Some(&dir)),
             None
+        );
+        let text = program_problem(&argv("./nosuch --fast"), Some(&dir)).unwrap();
+        assert!(
+            text.starts_with("'./nosuch' does not exist in ") && !text.contains("--fast"),
+            "{text}"
         );
         assert_eq!(
             program_problem(&argv("no-such-program-here"), Some(&dir)),

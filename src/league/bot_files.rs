@@ -16,7 +16,7 @@ use crate::exit::{self, fail};
 use crate::run::BotSpec;
 use anyhow::Result;
 use serde::{Deserialize, Serialize};
-use std::collections::{BTreeMap, HashSet};
+use std::collections::{BTreeMap, BTreeSet, HashSet};
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
@@ -24,10 +24,24 @@ use std::path::{Path, PathBuf};
 pub const FILE_NAME: &str = "bot-files.json";
 
 /// Per bot name, per file as its command names it: the file's size and digest, as
-/// `SIZE:FNV1A64`.
+/// `SIZE:FNV1A64`; and the bots of a league that played on after a file of theirs changed.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct BotFiles {
     pub bots: BTreeMap<String, BTreeMap<String, String>>,
+    /// Bots whose games in the directory were played by more than one version of their files:
+    /// said at every run from then on, whatever the files hold later (a file edited back does
+    /// not undo the games played meanwhile).
+    #[serde(default, skip_serializing_if = "BTreeSet::is_empty")]
+    pub mixed: BTreeSet<String>,
+}
+
+/// What `check` found.
+#[derive(Debug, Default)]
+pub struct Found {
+    /// What changed in the files of bots that have games, one phrase each, with the bot.
+    pub changed: Vec<(String, String)>,
+    /// Bots that played on after such a change at an earlier run, whose files match now.
+    pub mixed_before: Vec<String>,
 }
 
 /// The words of a bot's command that name a regular file, with the path each is read at.
@@ -92,7 +106,7 @@ impl BotFiles {
 
     /// What changed in the files of the bots that have games (`played`) since `self` was
     /// remembered, one phrase each, such as `mybot.py (bot mybot) has changed`.
-    pub fn changes(&self, now: &BotFiles, played: &HashSet<String>) -> Vec<String> {
+    pub fn changes(&self, now: &BotFiles, played: &HashSet<String>) -> Vec<(String, String)> {
         let empty = BTreeMap::new();
         let mut changes = Vec::new();
         for (bot, before) in &self.bots {
@@ -103,8 +117,10 @@ impl BotFiles {
             for (file, digest) in before {
                 match after.get(file) {
                     Some(d) if d == digest => {}
-                    Some(_) => changes.push(format!("{file} (bot {bot}) has changed")),
-                    None => changes.push(format!("{file} (bot {bot}) is gone")),
+                    Some(_) => {
+                        changes.push((bot.clone(), format!("{file} (bot {bot}) has changed")))
+                    }
+                    None => changes.push((bot.clone(), format!("{file} (bot {bot}) is gone"))),
                 }
             }
         }
@@ -115,6 +131,7 @@ impl BotFiles {
     /// any other bot its files as they are now.
     fn merged(&self, now: &BotFiles, played: &HashSet<String>) -> BotFiles {
         let mut out = now.clone();
+        out.mixed = self.mixed.clone();
         for (bot, files) in &self.bots {
             if played.contains(bot) {
                 out.bots.insert(bot.clone(), files.clone());
@@ -126,8 +143,14 @@ impl BotFiles {
 
 /// Reads the directory's remembered files (none before the first run, or in a directory from
 /// a build without them), compares them with `bots` as they are now, and remembers the files
-/// of bots that have no games yet. Returns what changed in the bots that have (`played`).
-pub fn check(out: &Path, bots: &[BotSpec], played: &HashSet<String>) -> Result<Vec<String>> {
+/// of bots that have no games yet. Says what changed in the bots that have games (`played`);
+/// with `playing_on` (a league that plays games now), remembers those bots as mixed.
+pub fn check(
+    out: &Path,
+    bots: &[BotSpec],
+    played: &HashSet<String>,
+    playing_on: bool,
+) -> Result<Found> {
     let path = out.join(FILE_NAME);
     let before: BotFiles = match std::fs::read_to_string(&path) {
         Ok(text) => serde_json::from_str(&text).map_err(|e| {
@@ -148,13 +171,26 @@ pub fn check(out: &Path, bots: &[BotSpec], played: &HashSet<String>) -> Result<V
         }
     };
     let now = BotFiles::of(bots);
-    let changes = before.changes(&now, played);
-    let keep = before.merged(&now, played);
+    let changed = before.changes(&now, played);
+    let mut keep = before.merged(&now, played);
+    let mixed_before: Vec<String> = before
+        .mixed
+        .iter()
+        .filter(|bot| !changed.iter().any(|(b, _)| b == *bot))
+        .cloned()
+        .collect();
+    if playing_on {
+        keep.mixed
+            .extend(changed.iter().map(|(bot, _)| bot.clone()));
+    }
     if keep != before {
         let text = serde_json::to_string_pretty(&keep).unwrap_or_default() + "\n";
         crate::files::write_atomically(&path, |w| w.write_all(text.as_bytes()))?;
     }
-    Ok(changes)
+    Ok(Found {
+        changed,
+        mixed_before,
+    })
 }
 
 #[cfg(test)]
@@ -185,13 +221,20 @@ mod tests {
             ("c", "c", "2:z"),
         ]);
         let played: HashSet<String> = ["a", "b"].iter().map(|s| s.to_string()).collect();
-        assert_eq!(before.changes(&now, &played), ["a.py (bot a) has changed"]);
+        let phrases = |c: Vec<(String, String)>| c.into_iter().map(|(_, p)| p).collect::<Vec<_>>();
+        assert_eq!(
+            phrases(before.changes(&now, &played)),
+            ["a.py (bot a) has changed"]
+        );
         // c has no game: its new file is remembered; a keeps the file its games were played with.
         let kept = before.merged(&now, &played);
         assert_eq!(kept.bots["a"]["a.py"], "1:x");
         assert_eq!(kept.bots["c"]["c"], "2:z");
         let gone = files(&[("b", "b.py", "1:y")]);
-        assert_eq!(before.changes(&gone, &played), ["a.py (bot a) is gone"]);
+        assert_eq!(
+            phrases(before.changes(&gone, &played)),
+            ["a.py (bot a) is gone"]
+        );
     }
 
     #[test]

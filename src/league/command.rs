@@ -555,10 +555,13 @@ pub fn play_config(config: &LeagueConfig, place: &Place) -> Result<()> {
         spec.limits = config.limits;
         if !spec.builtin {
             if let Some(problem) = crate::explain::program_problem(&spec.argv, b.cwd.as_deref()) {
-                crate::stderr_line!(
-                    "multiversi: bot {}: {problem}\n  (left out of this run)",
-                    b.name
-                );
+                // A sequential test needs every bot: it stops instead, and says so.
+                let left = if config.format == "sprt" {
+                    ""
+                } else {
+                    "\n  (left out of this run)"
+                };
+                crate::stderr_line!("multiversi: bot {}: {problem}{left}", b.name);
                 left_out.push(i);
             }
         }
@@ -655,13 +658,23 @@ pub fn play_config(config: &LeagueConfig, place: &Place) -> Result<()> {
     }
 
     write_copy(&out, config)?;
-    let changed = super::bot_files::check(&out, &bots, &finished.bots)?;
-    if !changed.is_empty() {
+    let found = super::bot_files::check(&out, &bots, &finished.bots, to_play > 0)?;
+    let mut said: Vec<String> = found.changed.into_iter().map(|(_, p)| p).collect();
+    if !said.is_empty() {
+        said = vec![format!(
+            "{} since the first games in {} were played",
+            said.join(", "),
+            out.display()
+        )];
+    }
+    said.extend(found.mixed_before.iter().map(|bot| {
+        format!("bot {bot} played some of its games with another version of its files")
+    }));
+    if !said.is_empty() {
         crate::stderr_line!(
-            "multiversi: warning: {} since their games in {} were played: the standings mix \
-             the versions (remove {} to stop this warning)",
-            changed.join(", "),
-            out.display(),
+            "multiversi: warning: {}: the standings count every version of a bot as one bot \
+             (remove {} to take the files as they are now and stop this warning)",
+            said.join("; "),
             out.join(super::bot_files::FILE_NAME).display()
         );
     }

@@ -927,7 +927,11 @@ pub fn run(
         league::lock_records(out, &out.join(league::records_name(place.shard)))?,
     );
     league::write_copy(out, config)?;
-    let changed = super::bot_files::check(out, &bots, &finished.bots)?;
+    let changed: Vec<String> = super::bot_files::check(out, &bots, &finished.bots, false)?
+        .changed
+        .into_iter()
+        .map(|(_, phrase)| phrase)
+        .collect();
     if !changed.is_empty() {
         return Err(fail(
             exit::USAGE,

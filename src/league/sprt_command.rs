@@ -130,15 +130,19 @@ impl SprtArgs {
         } else {
             self.field.clone()
         };
-        let mut words = vec![new.clone(), old.clone()];
-        words.extend(field);
+        // The bots as given (without the default field), for a corrected command line.
+        let mut given = vec![new.clone(), old.clone()];
+        given.extend(self.field.iter().cloned());
         if let Some(message) = crate::explain::forgotten_quotes(
-            &words,
-            &crate::explain::options_after(&words),
+            &given,
+            &crate::explain::options_after(&given, "sprt"),
             &crate::explain::program(),
+            "sprt",
         ) {
             return Err(fail(exit::USAGE, message));
         }
+        let mut words = vec![new.clone(), old.clone()];
+        words.extend(field);
         let exe = crate::run::setup::this_program()?;
         let mut specs = Vec::new();
         for (i, word) in words.iter().enumerate() {

@@ -124,7 +124,7 @@ fn assert_echoes(report: &Value) {
         echo["summary"]
             .as_str()
             .unwrap()
-            .contains("every move of the position checks the ply"),
+            .contains("every move carries the ply of its turn"),
         "{echo}"
     );
 }
@@ -545,7 +545,8 @@ fn the_same_seed_sends_the_same_positions() {
 #[test]
 fn a_bot_that_cannot_start_is_an_error_not_a_checklist() {
     let out = multiversi("check-bot").args(&["--", "./no/such/bot"]).run();
-    out.assert_code(4).assert_stderr_has("cannot start");
+    out.assert_code(4)
+        .assert_stderr_has("'./no/such/bot' does not exist in the current directory");
     assert!(out.stdout_bytes().is_empty());
     multiversi("check-bot")
         .args(&["builtin:nobody"])
@@ -766,6 +767,14 @@ fn a_bot_that_exits_at_once_is_judged_by_what_it_said() {
         "{report:#}"
     );
     assert_eq!(find(&report, "stdout")["status"], "not-checked");
+    // The startup check, the first the author reads, shows what the bot said.
+    assert!(
+        startup["stderr"]
+            .as_str()
+            .unwrap_or("")
+            .contains("cannot load my weights"),
+        "{startup}"
+    );
     assert_eq!(report["counts"]["passed"], 0, "{}", report["counts"]);
 }
 

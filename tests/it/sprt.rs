@@ -967,12 +967,18 @@ fn a_test_resumed_after_a_bot_file_changed_is_refused_and_a_league_warns() {
     std::fs::write(&script, format!("{body}# tuned again\n")).unwrap();
     let warned = league(2);
     warned.assert_code(0).assert_stderr_has(&format!(
-        "warning: {} (bot s) has changed since their games in ",
+        "warning: {} (bot s) has changed since the first games in ",
         utf8(&script)
     ));
     assert_eq!(
         read_records(&league_dir.join("out").join("games.jsonl")).len(),
         12
+    );
+    // Edited back, the file is as it was: the games played meanwhile are still of the other
+    // version, and that is still said.
+    std::fs::write(&script, format!("{body}# tuned\n")).unwrap();
+    league(3).assert_code(0).assert_stderr_has(
+        "warning: bot s played some of its games with another version of its files",
     );
 }
 
