@@ -75,25 +75,6 @@ pub fn all_processes() -> Vec<Stat> {
         .collect()
 }
 
-/// The inodes of the pipes process `pid` holds open (`/proc/PID/fd/N` → `pipe:[INODE]`); empty
-/// for a process whose files this referee may not look at, or that is gone.
-pub fn pipes_held(pid: i32) -> Vec<u64> {
-    let Ok(entries) = std::fs::read_dir(format!("/proc/{pid}/fd")) else {
-        return Vec::new();
-    };
-    entries
-        .filter_map(|e| {
-            let target = std::fs::read_link(e.ok()?.path()).ok()?;
-            let target = target.to_str()?;
-            target
-                .strip_prefix("pipe:[")?
-                .strip_suffix(']')?
-                .parse()
-                .ok()
-        })
-        .collect()
-}
-
 /// This process's children, from `/proc/self/task/TID/children` of each of its threads (a child
 /// is listed under the thread that started it, or under the one it was re-parented to): a
 /// dozen small files instead of a line of every process on the machine, which a sweep at every

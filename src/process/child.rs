@@ -113,6 +113,17 @@ impl BotProcess {
                     return Err(io::Error::other("the referee is gone"));
                 }
                 super::safety::restore_for_child()?;
+                // Descriptors the referee inherited without close-on-exec (a harness's pipe, a
+                // shell's redirection) are not the bot's: they end at its exec. Marked, not
+                // closed, so that the exec's own error report still works. An old kernel
+                // without close_range keeps them.
+                // close_range takes two descriptor numbers and flags, and touches no memory.
+                libc::syscall(
+                    libc::SYS_close_range,
+                    3u32,
+                    u32::MAX,
+                    libc::CLOSE_RANGE_CLOEXEC,
+                );
                 rlimits.apply()
             });
         }

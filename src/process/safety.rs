@@ -43,32 +43,9 @@ static INTERRUPTED: AtomicBool = AtomicBool::new(false);
 pub(super) fn spawn_listed(command: &mut Command) -> io::Result<(Child, bool)> {
     let _listing = CHILDREN.lock().unwrap_or_else(|e| e.into_inner());
     let child = command.spawn()?;
-    let pgid = child.id() as i32;
-    let listed = register_group(pgid);
-    if listed {
-        use std::os::fd::AsFd;
-        let inode = |fd: Option<std::os::fd::BorrowedFd<'_>>| {
-            fd.and_then(|fd| nix::sys::stat::fstat(fd).ok())
-                .map_or(0, |st| st.st_ino)
-        };
-        let pipes = [
-            inode(child.stdin.as_ref().map(|p| p.as_fd())),
-            inode(child.stdout.as_ref().map(|p| p.as_fd())),
-            inode(child.stderr.as_ref().map(|p| p.as_fd())),
-        ];
-        PIPES
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .push((pgid, pipes));
-    }
+    let listed = register_group(child.id() as i32);
     Ok((child, listed))
 }
-
-/// The pipes of each listed bot (its stdin, stdout and stderr, by inode), with its group. A
-/// process that left a bot's group but holds one of them open is that bot's own helper: a sweep
-/// at the end of another bot, in another game, leaves it to its bot's end (where it is swept),
-/// rather than kill the helper of a bot that plays on, or hide how that bot ends.
-static PIPES: Mutex<Vec<(i32, [u64; 3])>> = Mutex::new(Vec::new());
 
 /// Lists a bot's group; false when every slot is taken.
 fn register_group(pgid: i32) -> bool {
@@ -94,10 +71,6 @@ pub(super) fn unregister_group(pgid: i32) {
     if known {
         tell_guard(&format!("-{pgid}\n"));
     }
-    PIPES
-        .lock()
-        .unwrap_or_else(|e| e.into_inner())
-        .retain(|&(g, _)| g != pgid);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -159,6 +132,8 @@ impl Drop for Guard {
 /// The guard's side: reads `+PGID` / `-PGID` lines until its input ends, then kills every
 /// group still listed.
 pub fn run_guard() {
+    // As the referee: a bot of the same user must not write groups into the guard's input.
+    let _ = shield_from_bots();
     let mut groups: Vec<i32> = Vec::new();
     let stdin = io::stdin();
     let mut line = String::new();
@@ -291,21 +266,6 @@ pub fn sweep_strays(killed: Option<i32>) -> usize {
             .map(|slot| slot.load(Ordering::SeqCst))
             .filter(|&g| g > 0)
             .collect();
-        // The pipes of the bots still running: a helper that holds one is its bot's, not a
-        // stray of the bot that ended.
-        let live_pipes: Vec<u64> = PIPES
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .iter()
-            .filter(|(g, _)| bots.contains(g))
-            .flat_map(|(_, pipes)| pipes.iter().copied().filter(|&i| i != 0))
-            .collect();
-        let anothers_helper = |pid: i32| {
-            !live_pipes.is_empty()
-                && procfs::pipes_held(pid)
-                    .iter()
-                    .any(|i| live_pipes.contains(i))
-        };
         // Every process on the machine only where the kernel does not list a thread's children.
         let mut procs = None;
         let strays: Vec<(i32, i32)> = match procfs::own_children() {
@@ -315,13 +275,11 @@ pub fn sweep_strays(killed: Option<i32>) -> usize {
                 // A child of ours stays (a zombie at worst) until we reap it: its group is known.
                 .filter_map(|pid| Some((pid, getpgid(Some(Pid::from_raw(pid))).ok()?.as_raw())))
                 .filter(|(_, pgid)| !bots.contains(pgid))
-                .filter(|&(pid, _)| !anothers_helper(pid))
                 .collect(),
             None => procs
                 .insert(procfs::all_processes())
                 .iter()
                 .filter(|p| p.ppid == me && p.pid != guard && !bots.contains(&p.pgid))
-                .filter(|p| !anothers_helper(p.pid))
                 .map(|p| (p.pid, p.pgid))
                 .collect(),
         };

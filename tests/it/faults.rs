@@ -741,37 +741,3 @@ fn a_bot_that_floods_stderr_but_answers_in_time_gets_a_note_at_the_end() {
         out.stderr()
     );
 }
-
-/// Two processes of one bot play at once (concurrency 2, one deal shared by both workers), each
-/// with a helper that left its group and holds its stdout. The end of one game's bot sweeps up
-/// only its own helper: the other's stays until its own bot ends, so every game records the
-/// same crash, the helper holding the output named, as one game alone does.
-#[test]
-fn a_sweep_in_one_game_leaves_the_helpers_of_the_bots_of_another() {
-    let dir = temp_dir("sweep-other-game");
-    let pids = dir.join("pids");
-    let bench = bot_cmd(&[env!("CARGO_BIN_EXE_multiversi"), "bench-bot"]);
-    let record = dir.join("games.jsonl");
-    multiversi("match")
-        .args(&[
-            &bad_bot(&pids, "daemon-stdout", 2, "0"),
-            &bench,
-            &bench,
-            &bench,
-        ])
-        .args(&["--games", "8", "--concurrency", "2", "--seed", "3"])
-        .record(&record)
-        .ok();
-    let records = read_records(&record);
-    assert_eq!(records.len(), 8);
-    for r in &records {
-        let details: Vec<&str> = r.faults.iter().map(|f| f.detail.as_str()).collect();
-        assert_eq!(
-            details,
-            ["exited (exit code 3) while a process it started still holds its stdout open"],
-            "game {}",
-            r.game
-        );
-    }
-    assert_no_process_left(&pids);
-}

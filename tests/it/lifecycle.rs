@@ -333,3 +333,33 @@ fn a_bot_whose_path_holds_spaces_starts_when_quoted() {
     assert!(r.seats[0].ready.is_some());
     check_record(r);
 }
+
+/// A descriptor the referee inherited without close-on-exec (a shell's redirection, a
+/// harness's pipe) does not reach the bots: a bot holding a harness's pipe could keep the
+/// harness waiting for its end.
+#[test]
+fn descriptors_the_referee_inherited_do_not_reach_the_bots() {
+    let dir = temp_dir("inherited-fds");
+    let listed = dir.join("fds.txt");
+    let held = dir.join("held.txt");
+    let script = format!("exec 9>{}; exec \"$0\" \"$@\"", shell_word(utf8(&held)));
+    let bot = bot_cmd(&[
+        "sh",
+        "-c",
+        &format!(
+            "ls /proc/self/fd > {}; exec {} bot random",
+            shell_word(utf8(&listed)),
+            shell_word(env!("CARGO_BIN_EXE_multiversi"))
+        ),
+    ]);
+    multiversi_under(&["sh", "-c", &script], "match")
+        .args(&[&bot, "builtin:random", "builtin:random", "--games", "1"])
+        .run()
+        .assert_ok();
+    // ls's own: its stdin, stdout and stderr, and the directory it lists.
+    let fds = std::fs::read_to_string(&listed).unwrap();
+    assert_eq!(
+        fds.split_whitespace().collect::<Vec<_>>(),
+        ["0", "1", "2", "3"]
+    );
+}
