@@ -307,6 +307,18 @@ fn match_option_errors() {
             "--cwd 7=.",
         ),
         (&["--games", "0"], 2, "--games 0"),
+        (
+            &[
+                "builtin:random",
+                "builtin:random",
+                "builtin:random",
+                "builtin:random",
+                "--players",
+                "5",
+            ],
+            2,
+            "--players 5: this game is for 3 or 4 players",
+        ),
         (&["--board", "9x9"], 2, "'9x9'"),
         (
             &["builtin:random", "builtin:nope", "builtin:random"],

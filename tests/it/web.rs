@@ -99,6 +99,16 @@ fn a_taken_address_is_refused_before_the_directory_is_written() {
             !dir.join("out").exists(),
             "{option}: the directory was written"
         );
+        // No port: what the option needs is said.
+        multiversi("league")
+            .arg(&config)
+            .arg("--out")
+            .arg(dir.join("out"))
+            .args(&[option, "localhost"])
+            .run()
+            .assert_code(2)
+            .assert_stderr_has("(give HOST:PORT, such as 127.0.0.1:8080)");
+        assert!(!dir.join("out").exists());
     }
 }
 
