@@ -1082,7 +1082,7 @@ pub fn run(
                                                    start (stderr says which, and why); fix it, \
                                                    then run the test again to go on\n"
             .to_string(),
-        _ => ending_words(&test, &report),
+        _ => ending_words(&test, &report, out),
     };
     league::print_stdout(&format!("\n{}{words}", report.text()))?;
     played?;
@@ -1091,7 +1091,7 @@ pub fn run(
 }
 
 /// What the verdict means, in a line, after the report.
-fn ending_words(test: &Test, report: &Report) -> String {
+fn ending_words(test: &Test, report: &Report, out: &Path) -> String {
     let h = &report.hypotheses;
     match report.verdict {
         Verdict::AcceptH1 => format!(
@@ -1116,10 +1116,22 @@ fn ending_words(test: &Test, report: &Report) -> String {
             "verdict: undecided after the cap of {} games (raise max_games or --max-games to go on)\n",
             2 * test.units()
         ),
-        Verdict::Continue => "verdict: not decided yet: run the test again to go on (or wait for \
-                              the other shards)\n"
+        // Shards are named only where there are some (a shard's record file).
+        Verdict::Continue if sharded(out) => "verdict: not decided yet: run the test again to go \
+                                              on (or wait for the other shards)\n"
             .to_string(),
+        Verdict::Continue => "verdict: not decided yet: run the test again to go on\n".to_string(),
     }
+}
+
+/// Whether a test's directory holds a shard's record file (`games-I-of-N.jsonl`).
+fn sharded(out: &Path) -> bool {
+    league::record_files(out).is_ok_and(|files| {
+        files.iter().any(|f| {
+            f.file_name()
+                .is_some_and(|n| n.to_string_lossy().starts_with("games-"))
+        })
+    })
 }
 
 /// `H1`, `H0`, `undecided` (at the cap) or `continue`.
@@ -1250,7 +1262,7 @@ pub fn status(out: &Path, json: bool) -> Result<()> {
             .unwrap_or_default()
             + "\n"
     } else {
-        format!("{}{}", report.text(), ending_words(&test, &report))
+        format!("{}{}", report.text(), ending_words(&test, &report, out))
     };
     league::print_stdout(&text)?;
     verdict_code(&test, &report)

@@ -199,6 +199,27 @@ fn a_test_stopped_by_its_cap_is_undecided_and_a_higher_cap_goes_on() {
     let run = sprt(&dir, &args).args(&["--max-games", "12"]).run();
     run.assert_code(11)
         .assert_stdout_has("undecided after the cap of 12 games");
+    // Under a higher cap the test goes on: the status says to run it again, and names shards
+    // only where a shard's record file says there are some.
+    let copy = dir.join("league.toml");
+    let text = std::fs::read_to_string(&copy).unwrap();
+    std::fs::write(&copy, text.replace("max_games = 12", "max_games = 100")).unwrap();
+    let status = || multiversi("sprt").arg("--status").arg(&dir).run();
+    let alone = status();
+    alone.assert_code(11);
+    assert!(
+        alone
+            .stdout()
+            .ends_with("verdict: not decided yet: run the test again to go on\n"),
+        "{}",
+        alone.stdout()
+    );
+    std::fs::write(dir.join("games-2-of-2.jsonl"), "").unwrap();
+    status()
+        .assert_code(11)
+        .assert_stdout_has("(or wait for the other shards)");
+    std::fs::remove_file(dir.join("games-2-of-2.jsonl")).unwrap();
+    std::fs::write(&copy, text).unwrap();
     let json = result(&dir);
     assert_eq!(
         (json["verdict"].as_str(), json["games"].as_u64()),
