@@ -440,6 +440,23 @@ pub fn play_config(config: &LeagueConfig, place: &Place) -> Result<()> {
                     ),
                 ));
             }
+            // A test of other bots is another test, whatever else differs.
+            if let (Some(was), Some(now)) = (&old.sprt, &config.sprt) {
+                if (&was.candidate, &was.baseline) != (&now.candidate, &now.baseline) {
+                    return Err(fail(
+                        exit::USAGE,
+                        format!(
+                            "{} holds the test of {} against {}, not of {} against {}: give \
+                             --out another directory (by default, one is named after the bots)",
+                            out.display(),
+                            was.candidate,
+                            was.baseline,
+                            now.candidate,
+                            now.baseline
+                        ),
+                    ));
+                }
+            }
             // The records are read only if a bot's command, cwd or env changed.
             let played = std::cell::OnceCell::new();
             let has_games = |name: &str| {

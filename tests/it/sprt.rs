@@ -516,6 +516,21 @@ fn bad_options_and_a_changed_test_are_refused_with_what_is_wrong() {
     .assert_stderr_has("holds a sequential test started with another config")
     .assert_stderr_has("sprt.elo1 was 10.0, now 20.0")
     .assert_stderr_has("Only a changed cap");
+    // Other bots in the same directory: another test, said as such.
+    sprt(
+        &dir,
+        &[
+            "builtin:random",
+            "builtin:greedy",
+            "--max-games",
+            "4",
+            "--seed",
+            "1",
+        ],
+    )
+    .run()
+    .assert_code(2)
+    .assert_stderr_has("holds the test of greedy against random, not of random against greedy");
     let empty = temp_dir("sprt_bad_status");
     multiversi("sprt")
         .arg("--status")
