@@ -179,9 +179,15 @@ pub fn from_files(
     }
     if read.games.count() == 0 {
         let files: Vec<String> = paths.iter().map(|p| p.display().to_string()).collect();
+        // Nothing damaged: nothing was recorded yet (a run whose bot never answered, say).
+        let what = if read.damaged.is_empty() {
+            "no game"
+        } else {
+            "no readable game"
+        };
         return Err(fail(
             exit::BAD_INPUT,
-            format!("no readable game in {}", files.join(", ")),
+            format!("{what} in {}", files.join(", ")),
         ));
     }
     let mut standings = compute_owned(read.games, options).map_err(|e| fail(exit::USAGE, e))?;
