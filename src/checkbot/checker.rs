@@ -109,17 +109,13 @@ impl Checker {
             format!("{what}{}: {}", kind_name(fault.kind), fault.detail),
         );
         check.hint = hint(&fault);
-        // The startup check's advice is this first failed start's, now that its stderr is known
-        // (a bot that printed why it stopped did not end "without a word").
-        if trouble.at_start && !self.seen.first_bad_start_settled {
-            self.seen.first_bad_start_settled = true;
-            self.seen.first_bad_start_hint = check.hint.clone();
-        }
         check.sent = trouble.sent;
         check.got = fault.text;
         check.stderr = (!fault.stderr_tail.trim().is_empty()).then_some(fault.stderr_tail);
-        if trouble.at_start && self.seen.first_bad_start_stderr.is_none() {
-            self.seen.first_bad_start_stderr = check.stderr.clone();
+        // The startup check shows the first failed start's advice, given with its stderr in view
+        // (a bot that printed why it stopped did not end "without a word"), and that stderr.
+        if trouble.at_start && self.seen.first_bad_start.is_none() {
+            self.seen.first_bad_start = Some((check.hint.clone(), check.stderr.clone()));
         }
         check
     }
@@ -228,21 +224,11 @@ impl Checker {
         unreachable!("the second attempt starts a fresh process, whose end is not `kept`")
     }
 
-    /// Notes a failed start, and the advice for the first.
+    /// Notes a failed start (its advice and stderr are taken when it fails its check, `failed`).
     fn bad_start(&mut self, game: &str, t: Trouble) -> Trouble {
         self.seen
             .bad_starts
             .push(format!("game {game}: {}: {}", kind_name(t.kind), t.detail));
-        if self.seen.first_bad_start_hint.is_none() && !self.seen.first_bad_start_settled {
-            self.seen.first_bad_start_hint = hint(&FaultRecord {
-                seat: 0,
-                kind: t.kind,
-                ply: 0,
-                detail: t.detail.clone(),
-                text: t.got.clone(),
-                stderr_tail: String::new(),
-            });
-        }
         t
     }
 

@@ -39,12 +39,9 @@ pub(super) struct Evidence {
     pub(super) pids: Vec<u32>,
     /// How many starts got no answer at all, even well past the limit.
     pub(super) silent_starts: u32,
-    /// The advice for the first failed start (such as the flush hint for a missing ready).
-    pub(super) first_bad_start_hint: Option<String>,
-    /// Whether that advice was given with the bot's stderr in view.
-    pub(super) first_bad_start_settled: bool,
-    /// The end of the bot's stderr at the first failed start, shown with the startup check.
-    pub(super) first_bad_start_stderr: Option<String>,
+    /// The advice for the first failed start (such as the flush hint for a missing ready) and
+    /// the end of the bot's stderr then, shown with the startup check.
+    pub(super) first_bad_start: Option<(Option<String>, Option<String>)>,
     /// Which good answers said what they answer.
     pub(super) echoes: Echoes,
 }
@@ -156,8 +153,10 @@ impl Evidence {
                     self.bad_starts.len() + self.ready_ms.len()
                 ),
             );
-            check.hint = self.first_bad_start_hint.clone();
-            check.stderr = self.first_bad_start_stderr.clone();
+            if let Some((hint, stderr)) = &self.first_bad_start {
+                check.hint = hint.clone();
+                check.stderr = stderr.clone();
+            }
             return check;
         }
         let first = self.ready_ms.first().copied().unwrap_or(0.0);
