@@ -102,25 +102,19 @@ struct MatchConfig {
 
 impl MatchArgs {
     fn config(&self) -> Result<MatchConfig> {
+        // The range first: with bots given, a count off the range is no count of bots to give.
+        if let Some(players) = self.players.filter(|p| !(3..=4).contains(p)) {
+            return Err(fail(
+                exit::USAGE,
+                format!("--players {players}: this game is for 3 or 4 players"),
+            ));
+        }
         let specs: Vec<String> = if self.bots.is_empty() {
-            let players = self.players.unwrap_or(4);
-            if !(3..=4).contains(&players) {
-                return Err(fail(
-                    exit::USAGE,
-                    format!("--players {players}: this game is for 3 or 4 players"),
-                ));
-            }
-            bots::default_lineup(players as usize)
+            bots::default_lineup(self.players.unwrap_or(4) as usize)
                 .iter()
                 .map(|name| format!("builtin:{name}"))
                 .collect()
         } else {
-            if let Some(players) = self.players.filter(|p| !(3..=4).contains(p)) {
-                return Err(fail(
-                    exit::USAGE,
-                    format!("--players {players}: this game is for 3 or 4 players"),
-                ));
-            }
             if let Some(players) = self.players.filter(|&p| p as usize != self.bots.len()) {
                 return Err(fail(
                     exit::USAGE,
