@@ -16,7 +16,7 @@ use crate::exit::{self, fail};
 use crate::run::BotSpec;
 use anyhow::Result;
 use serde::{Deserialize, Serialize};
-use std::collections::{BTreeMap, BTreeSet, HashSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
@@ -92,10 +92,19 @@ impl BotFiles {
     /// will fail to start, and say why, where it matters.
     pub fn of(bots: &[BotSpec]) -> BotFiles {
         let mut out = BotFiles::default();
+        // Each file read once: bots often share one (an interpreter's script with options, or
+        // one program playing under several names).
+        let mut read: HashMap<PathBuf, Option<String>> = HashMap::new();
         for spec in bots {
             let files: BTreeMap<String, String> = named_files(spec)
                 .into_iter()
-                .filter_map(|(word, path)| digest(&path).ok().map(|d| (word, d)))
+                .filter_map(|(word, path)| {
+                    let digest = read
+                        .entry(path)
+                        .or_insert_with_key(|path| digest(path).ok())
+                        .clone()?;
+                    Some((word, digest))
+                })
                 .collect();
             if !files.is_empty() {
                 out.bots.insert(spec.name.clone(), files);
